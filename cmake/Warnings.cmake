@@ -1,0 +1,9 @@
+# One place for the warning flags so every target (product, tests, tools) is held to the same bar.
+function(dlldoctor_warnings target)
+  if(MSVC)
+    target_compile_options(${target} PRIVATE /W4 $<$<BOOL:${DLLDOCTOR_WERROR}>:/WX>)
+  else()
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion
+                                             $<$<BOOL:${DLLDOCTOR_WERROR}>:-Werror>)
+  endif()
+endfunction()

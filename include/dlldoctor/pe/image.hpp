@@ -1,0 +1,97 @@
+#pragma once
+// What dlldoctor knows about one PE file: the facts the loader acts on (machine, imports, exports) and the
+// ones people need to tell copies apart (versions, strings, manifest). Plain data; the reader fills it.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlldoctor::pe {
+
+enum class Format { Pe32, Pe32Plus };
+
+// IMAGE_FILE_MACHINE_* values from the PE specification.
+namespace machine {
+inline constexpr std::uint16_t kI386 = 0x014c;
+inline constexpr std::uint16_t kAmd64 = 0x8664;
+inline constexpr std::uint16_t kArm = 0x01c0;
+inline constexpr std::uint16_t kArmNt = 0x01c4;
+inline constexpr std::uint16_t kArm64 = 0xaa64;
+inline constexpr std::uint16_t kArm64Ec = 0xa641;
+inline constexpr std::uint16_t kArm64X = 0xa64e;
+}  // namespace machine
+
+// "x86", "x64", "arm64", ... or "0x1234" for machines we have no name for.
+std::string machine_name(std::uint16_t machine);
+const char* format_name(Format format);
+
+struct ImportedFunction {
+  std::optional<std::string> name;       // set when imported by name
+  std::uint16_t hint = 0;                // meaningful with a name
+  std::optional<std::uint16_t> ordinal;  // set when imported by ordinal
+};
+
+struct ImportedDll {
+  std::string dll;
+  std::vector<ImportedFunction> functions;
+  // Delay imports only: false for the pre-VC7 layout whose fields are VAs instead of RVAs.
+  bool rva_based = true;
+};
+
+struct BoundImport {
+  std::string dll;
+  std::uint32_t timestamp = 0;
+  std::vector<std::string> forwarder_dlls;
+};
+
+struct ExportItem {
+  std::optional<std::string> name;  // empty for ordinal-only exports
+  std::uint32_t ordinal = 0;        // biased (what importers use)
+  std::uint32_t rva = 0;            // address of code/data, or of the forwarder string
+  std::optional<std::string> forwarder;  // "OTHER.func" or "OTHER.#27"
+};
+
+struct Exports {
+  std::string dll_name;
+  std::uint32_t ordinal_base = 1;
+  std::vector<ExportItem> items;  // by ordinal, then named
+};
+
+struct Version {
+  std::array<std::uint16_t, 4> parts{};
+  std::string to_string() const;
+  friend bool operator==(const Version& a, const Version& b) { return a.parts == b.parts; }
+  friend bool operator<(const Version& a, const Version& b) { return a.parts < b.parts; }
+};
+
+struct Image {
+  Format format = Format::Pe32;
+  std::uint16_t machine = 0;
+  bool is_dll = false;
+  std::uint16_t characteristics = 0;
+  std::uint16_t subsystem = 0;
+  std::uint8_t linker_major = 0;
+  std::uint8_t linker_minor = 0;
+  std::uint64_t image_base = 0;
+  std::uint32_t timestamp = 0;
+
+  std::vector<ImportedDll> imports;
+  std::vector<ImportedDll> delay_imports;
+  std::vector<BoundImport> bound_imports;
+  std::optional<Exports> exports;
+
+  std::optional<Version> file_version;
+  std::optional<Version> product_version;
+  std::map<std::string, std::string> strings;  // StringFileInfo of the first table
+  std::optional<std::string> manifest;         // RT_MANIFEST text
+
+  bool has_clr = false;    // a .NET assembly (CLR header present)
+  bool is_signed = false;  // an Authenticode certificate table is present
+
+  // One entry per damaged part that was skipped ("import directory: ..."). Everything else is still read.
+  std::vector<std::string> warnings;
+};
+
+}  // namespace dlldoctor::pe

@@ -1,0 +1,61 @@
+// `dlldoctor inspect FILE...`: everything the PE reader knows about each file.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "dlldoctor/pe/reader.hpp"
+#include "dlldoctor/report/image_report.hpp"
+
+namespace dlldoctor::cli {
+namespace {
+
+struct InspectOptions {
+  std::vector<std::string> files;
+  std::string format = "text";
+};
+
+int run_inspect(const InspectOptions& options) {
+  int status = kExitOk;
+  std::string text;
+  report::Json documents = report::Json::array();
+  for (const std::string& path : options.files) {
+    auto image = pe::read_image_file(path);
+    if (!image) {
+      status = kExitFailure;
+      std::fprintf(stderr, "dlldoctor: %s: %s\n", path.c_str(), image.error().message.c_str());
+      if (options.format == "json") documents.push_back(report::image_error_to_json(path, image.error().message));
+      continue;
+    }
+    if (options.format == "json") {
+      documents.push_back(report::image_to_json(path, *image));
+    } else {
+      report::append_image_text(text, path, *image);
+    }
+  }
+  if (options.format == "json") {
+    // One file: its object; several: an array of them, in the order given.
+    const report::Json& out = documents.size() == 1 ? documents[0] : documents;
+    text = out.dump(2, ' ', false, report::Json::error_handler_t::replace);
+    text += '\n';
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return status;
+}
+
+}  // namespace
+
+Runner setup_inspect(CLI::App& app) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* command = app.add_subcommand("inspect", "Print what the PE reader finds in each file: machine, "
+                                                    "imports, delay imports, exports, versions, manifest");
+  command->add_option("files", options->files, "PE files (EXE or DLL)")->required();
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  command->footer("Examples:\n  dlldoctor inspect cudnn64_9.dll\n  dlldoctor inspect --format json app.exe");
+  return [options] { return run_inspect(*options); };
+}
+
+}  // namespace dlldoctor::cli

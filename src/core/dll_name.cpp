@@ -1,0 +1,13 @@
+#include "dlldoctor/core/dll_name.hpp"
+
+namespace dlldoctor {
+
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace dlldoctor

@@ -1,0 +1,144 @@
+#include "dlldoctor/core/mapped_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace dlldoctor {
+
+#ifdef _WIN32
+
+namespace {
+std::string last_error_text() {
+  char buffer[256] = {};
+  FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, GetLastError(), 0, buffer,
+                 sizeof buffer, nullptr);
+  std::string text(buffer);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+std::wstring widen(const std::string& utf8) {
+  int n = MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, nullptr, 0);
+  std::wstring out(n > 0 ? n - 1 : 0, L'\0');
+  if (n > 1) MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, out.data(), n);
+  return out;
+}
+}  // namespace
+
+Result<MappedFile> MappedFile::open(const std::string& path) {
+  HANDLE file = CreateFileW(widen(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                            nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (file == INVALID_HANDLE_VALUE) return Error{"cannot open: " + last_error_text()};
+  LARGE_INTEGER size{};
+  if (!GetFileSizeEx(file, &size)) {
+    CloseHandle(file);
+    return Error{"cannot read size: " + last_error_text()};
+  }
+  MappedFile mapped;
+  mapped.size_ = static_cast<std::size_t>(size.QuadPart);
+  if (mapped.size_ == 0) {
+    CloseHandle(file);
+    return mapped;
+  }
+  HANDLE mapping = CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
+  CloseHandle(file);
+  if (!mapping) return Error{"cannot map: " + last_error_text()};
+  const void* view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+  if (!view) {
+    CloseHandle(mapping);
+    return Error{"cannot map: " + last_error_text()};
+  }
+  mapped.mapping_ = mapping;
+  mapped.data_ = static_cast<const std::uint8_t*>(view);
+  return mapped;
+}
+
+void MappedFile::release() {
+  if (data_) UnmapViewOfFile(data_);
+  if (mapping_) CloseHandle(mapping_);
+  data_ = nullptr;
+  mapping_ = nullptr;
+  size_ = 0;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      mapping_(std::exchange(other.mapping_, nullptr)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    mapping_ = std::exchange(other.mapping_, nullptr);
+  }
+  return *this;
+}
+
+#else
+
+Result<MappedFile> MappedFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{std::string("cannot open: ") + std::strerror(errno)};
+  struct stat info {};
+  if (fstat(fd, &info) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    return Error{std::string("cannot stat: ") + std::strerror(saved)};
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Error{S_ISDIR(info.st_mode) ? "is a folder, not a file" : "is not a regular file"};
+  }
+  MappedFile mapped;
+  mapped.size_ = static_cast<std::size_t>(info.st_size);
+  if (mapped.size_ == 0) {
+    ::close(fd);
+    return mapped;
+  }
+  void* view = mmap(nullptr, mapped.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int saved = errno;
+  ::close(fd);
+  if (view == MAP_FAILED) return Error{std::string("cannot map: ") + std::strerror(saved)};
+  // The reader jumps between a handful of directories; read-ahead of the whole file would only cost I/O.
+  madvise(view, mapped.size_, MADV_RANDOM);
+  mapped.data_ = static_cast<const std::uint8_t*>(view);
+  return mapped;
+}
+
+void MappedFile::release() {
+  if (data_) munmap(const_cast<std::uint8_t*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+#endif
+
+MappedFile::~MappedFile() { release(); }
+
+}  // namespace dlldoctor

@@ -1,0 +1,119 @@
+// Export directory: the module's own name, named and ordinal-only exports, forwarders.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pe/pe_view.hpp"
+
+namespace dlldoctor::pe {
+namespace {
+constexpr std::uint64_t kExportDirectorySize = 40;
+std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value); }
+}  // namespace
+
+void read_exports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
+  if (!directory.present()) return;
+  auto at = view.at_rva(directory.rva);
+  auto header = at ? at->sub(0, kExportDirectorySize) : std::nullopt;
+  if (!header) {
+    image.warnings.push_back(fmt::format("export directory: RVA {} is outside every section", hex(directory.rva)));
+    return;
+  }
+  Exports exports;
+  const std::uint32_t name_rva = *header->u32(12);
+  exports.ordinal_base = *header->u32(16);
+  std::uint64_t function_count = *header->u32(20);
+  std::uint64_t name_count = *header->u32(24);
+  const std::uint32_t functions_rva = *header->u32(28);
+  const std::uint32_t names_rva = *header->u32(32);
+  const std::uint32_t ordinals_rva = *header->u32(36);
+
+  if (name_rva != 0) {
+    auto name_at = view.at_rva(name_rva);
+    auto name = name_at ? name_at->c_string(0, limits.max_name_length) : std::nullopt;
+    if (name) {
+      exports.dll_name = std::move(*name);
+    } else {
+      image.warnings.push_back(fmt::format("export directory: module name at RVA {} is unreadable", hex(name_rva)));
+    }
+  }
+  if (function_count > limits.max_exports) {
+    image.warnings.push_back(fmt::format("export directory: {} functions; only the first {} are read",
+                                         function_count, limits.max_exports));
+    function_count = limits.max_exports;
+  }
+  if (function_count == 0) {
+    image.exports = std::move(exports);
+    return;
+  }
+  auto functions_at = view.at_rva(functions_rva);
+  auto functions = functions_at ? functions_at->sub(0, function_count * 4) : std::nullopt;
+  if (!functions) {
+    image.warnings.push_back(fmt::format("export directory: address table ({} entries at RVA {}) is not inside the file",
+                                         function_count, hex(functions_rva)));
+    image.exports = std::move(exports);
+    return;
+  }
+
+  // Names point into the address table through the ordinal table; one function may have several names.
+  std::vector<std::vector<std::string>> names_of(function_count);
+  if (name_count > 0) {
+    if (name_count > limits.max_exports) name_count = limits.max_exports;
+    auto names = view.at_rva(names_rva);
+    auto ordinals = view.at_rva(ordinals_rva);
+    if (!names || !ordinals || !names->contains(0, name_count * 4) || !ordinals->contains(0, name_count * 2)) {
+      image.warnings.push_back("export directory: name or ordinal table is not inside the file");
+    } else {
+      std::size_t damaged = 0;
+      for (std::uint64_t i = 0; i < name_count; ++i) {
+        const std::uint16_t index = *ordinals->u16(i * 2);
+        auto name_at = view.at_rva(*names->u32(i * 4));
+        auto name = name_at ? name_at->c_string(0, limits.max_name_length) : std::nullopt;
+        if (!name || index >= function_count) {
+          ++damaged;
+          continue;
+        }
+        names_of[index].push_back(std::move(*name));
+      }
+      if (damaged) {
+        image.warnings.push_back(fmt::format("export directory: {} names are unreadable or point past the address table",
+                                             damaged));
+      }
+    }
+  }
+
+  const std::uint64_t directory_end = std::uint64_t{directory.rva} + directory.size;
+  std::size_t damaged_forwarders = 0;
+  for (std::uint64_t index = 0; index < function_count; ++index) {
+    const std::uint32_t rva = *functions->u32(index * 4);
+    if (rva == 0 && names_of[index].empty()) continue;  // an unused ordinal slot
+    ExportItem item;
+    item.ordinal = static_cast<std::uint32_t>(exports.ordinal_base + index);
+    item.rva = rva;
+    // An address inside the export directory is a forwarder string, "DLL.function" or "DLL.#ordinal".
+    if (rva >= directory.rva && rva < directory_end) {
+      auto forwarder_at = view.at_rva(rva);
+      auto forwarder = forwarder_at ? forwarder_at->c_string(0, limits.max_name_length) : std::nullopt;
+      if (forwarder) {
+        item.forwarder = std::move(*forwarder);
+      } else {
+        ++damaged_forwarders;
+      }
+    }
+    if (names_of[index].empty()) {
+      exports.items.push_back(std::move(item));
+      continue;
+    }
+    for (std::string& name : names_of[index]) {
+      ExportItem named = item;
+      named.name = std::move(name);
+      exports.items.push_back(std::move(named));
+    }
+  }
+  if (damaged_forwarders) {
+    image.warnings.push_back(fmt::format("export directory: {} forwarder strings are unreadable", damaged_forwarders));
+  }
+  image.exports = std::move(exports);
+}
+
+}  // namespace dlldoctor::pe

@@ -1,0 +1,24 @@
+#include "dlldoctor/pe/image.hpp"
+
+#include <fmt/format.h>
+
+namespace dlldoctor::pe {
+
+std::string machine_name(std::uint16_t value) {
+  switch (value) {
+    case machine::kI386: return "x86";
+    case machine::kAmd64: return "x64";
+    case machine::kArm64: return "arm64";
+    case machine::kArm64Ec: return "arm64ec";
+    case machine::kArm64X: return "arm64x";
+    default: return fmt::format("0x{:04x}", value);
+  }
+}
+
+const char* format_name(Format format) { return format == Format::Pe32Plus ? "PE32+" : "PE32"; }
+
+std::string Version::to_string() const {
+  return fmt::format("{}.{}.{}.{}", parts[0], parts[1], parts[2], parts[3]);
+}
+
+}  // namespace dlldoctor::pe

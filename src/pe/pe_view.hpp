@@ -1,0 +1,66 @@
+#pragma once
+// Internal to the PE reader: the parsed headers and the RVA -> file mapping every directory parser uses.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/core/bounded_reader.hpp"
+#include "dlldoctor/pe/image.hpp"
+#include "dlldoctor/pe/reader.hpp"
+
+namespace dlldoctor::pe {
+
+struct DataDirectory {
+  std::uint32_t rva = 0;
+  std::uint32_t size = 0;
+  bool present() const { return rva != 0 && size != 0; }
+};
+
+// Indices into the optional header's data directory array (PE spec, "Optional Header Data Directories").
+namespace dir {
+inline constexpr std::size_t kExport = 0;
+inline constexpr std::size_t kImport = 1;
+inline constexpr std::size_t kResource = 2;
+inline constexpr std::size_t kCertificate = 4;
+inline constexpr std::size_t kBoundImport = 11;
+inline constexpr std::size_t kDelayImport = 13;
+inline constexpr std::size_t kClr = 14;
+inline constexpr std::size_t kCount = 16;
+}  // namespace dir
+
+struct Section {
+  std::uint32_t virtual_address = 0;
+  std::uint32_t virtual_size = 0;
+  std::uint32_t raw_offset = 0;
+  std::uint32_t raw_size = 0;
+};
+
+class PeView {
+ public:
+  PeView(BoundedReader file, std::uint32_t size_of_headers, std::vector<Section> sections)
+      : file_(file), size_of_headers_(size_of_headers), sections_(std::move(sections)) {}
+
+  // The file bytes from `rva` to the end of the section (or header area) holding it. Bytes past a
+  // section's raw data are zero in memory but absent from the file: they are not readable here.
+  std::optional<BoundedReader> at_rva(std::uint64_t rva) const;
+
+  const BoundedReader& file() const { return file_; }
+
+ private:
+  BoundedReader file_;
+  std::uint32_t size_of_headers_;
+  std::vector<Section> sections_;
+};
+
+// Directory parsers, each filling its part of the image or adding warnings. Defined in the .cpp files
+// named after them.
+void read_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
+void read_delay_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits,
+                        Image& image);
+void read_bound_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits,
+                        Image& image);
+void read_exports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
+void read_resources(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
+
+}  // namespace dlldoctor::pe
