@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The two set-up commands of the README live here, so a fresh Debian 12 machine (compilers only) and CI
+# run exactly the same steps:
+#   ./dev.sh demo   install what is missing, build, run dlldoctor on the bundled broken cuDNN example
+#   ./dev.sh test   install what is missing, build with ASan/UBSan and -Werror, run every test, fuzz briefly
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian packages the build, the fixtures and the tests need (issue 2: nothing is vendored).
+packages=(
+  cmake ninja-build g++ pkg-config
+  libcli11-dev libfmt-dev libboost-filesystem-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev
+  liblief-dev
+  gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 binutils-mingw-w64-i686
+  clang-14 lld-14 llvm-14 libclang-rt-14-dev
+  wine64
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "dev.sh: installing ${missing[*]}" >&2
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+jobs=$(nproc)
+
+case "${1:-}" in
+  demo)
+    install_missing
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DDLLDOCTOR_BUILD_TESTS=OFF >/dev/null
+    cmake --build build -j "$jobs"
+    example=build/examples/broken-cudnn
+    echo
+    echo "== dlldoctor inspect $example/app/app.exe $example/cudnn/bin/cudnn64_9.dll"
+    build/src/dlldoctor inspect "$example/app/app.exe" "$example/cudnn/bin/cudnn64_9.dll"
+    ;;
+  test)
+    install_missing
+    # One sanitized build runs the whole suite: the reader faces hostile bytes, so every test doubles as
+    # an ASan/UBSan check.
+    cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLLDOCTOR_SANITIZE=ON -DDLLDOCTOR_WERROR=ON >/dev/null
+    cmake --build build-test -j "$jobs"
+    (cd build-test && ctest --output-on-failure -j "$jobs")
+    # A short, fixed-time fuzzing run of the PE reader (clang + libFuzzer).
+    fuzz/run.sh 60
+    ;;
+  *)
+    echo "usage: ./dev.sh demo | ./dev.sh test" >&2
+    exit 2
+    ;;
+esac
