@@ -129,6 +129,12 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
       break;
     }
     sections.push_back(Section{*header->u32(12), *header->u32(8), *header->u32(20), *header->u32(16)});
+    const auto* name = reinterpret_cast<const char*>(header->data());
+    std::size_t name_length = 0;
+    while (name_length < 8 && name[name_length] != '\0') ++name_length;
+    image.sections.push_back(SectionInfo{std::string(name, name_length), sections.back().virtual_address,
+                                         sections.back().virtual_size, sections.back().raw_offset,
+                                         sections.back().raw_size});
   }
   const PeView view(file, *size_of_headers, std::move(sections));
 

@@ -48,6 +48,15 @@ Json image_to_json(const std::string& path, const pe::Image& image) {
   j["is_dll"] = image.is_dll;
   j["subsystem"] = subsystem_name(image.subsystem);
   j["linker_version"] = fmt::format("{}.{}", image.linker_major, image.linker_minor);
+  Json sections = Json::array();
+  for (const auto& section : image.sections) {
+    sections.push_back({{"name", section.name},
+                        {"virtual_address", section.virtual_address},
+                        {"virtual_size", section.virtual_size},
+                        {"raw_offset", section.raw_offset},
+                        {"raw_size", section.raw_size}});
+  }
+  j["sections"] = std::move(sections);
   j["imports"] = imports_json(image.imports, false);
   j["delay_imports"] = imports_json(image.delay_imports, true);
   Json bound = Json::array();
@@ -93,6 +102,9 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
                    image.file_version ? image.file_version->to_string() : "-",
                    image.product_version ? image.product_version->to_string() : "-");
   }
+  out += "  sections:";
+  for (const auto& section : image.sections) fmt::format_to(it, " {}", section.name);
+  out += '\n';
   if (!image.strings.empty()) out += "  version strings:\n";
   for (const auto& [key, value] : image.strings) fmt::format_to(it, "    {}: {}\n", key, value);
   auto list_imports = [&](const char* title, const std::vector<pe::ImportedDll>& dlls) {

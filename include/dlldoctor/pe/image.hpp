@@ -66,6 +66,14 @@ struct Version {
   friend bool operator<(const Version& a, const Version& b) { return a.parts < b.parts; }
 };
 
+struct SectionInfo {
+  std::string name;  // up to 8 bytes, as stored (long COFF names are not resolved in images)
+  std::uint32_t virtual_address = 0;
+  std::uint32_t virtual_size = 0;
+  std::uint32_t raw_offset = 0;
+  std::uint32_t raw_size = 0;
+};
+
 struct Image {
   Format format = Format::Pe32;
   std::uint16_t machine = 0;
@@ -77,6 +85,7 @@ struct Image {
   std::uint64_t image_base = 0;
   std::uint32_t timestamp = 0;
 
+  std::vector<SectionInfo> sections;
   std::vector<ImportedDll> imports;
   std::vector<ImportedDll> delay_imports;
   std::vector<BoundImport> bound_imports;
