@@ -120,7 +120,7 @@ Lines readobj_delay_imports(const std::string& path) {
     if (trimmed.rfind("DelayImport {", 0) == 0) {
       in_delay = true;
       dll.clear();
-    } else if (trimmed.rfind("Import {", 0) == 0) {
+    } else if (start == 0 && trimmed.rfind("Import {", 0) == 0) {  // delay blocks nest "Import {" too
       in_delay = false;
     } else if (in_delay && trimmed.rfind("Name: ", 0) == 0) {
       dll = dlldoctor::ascii_lower(trimmed.substr(6));
