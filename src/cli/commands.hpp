@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace dlldoctor::cli {
 
@@ -14,5 +15,7 @@ inline constexpr int kExitFailure = 2;
 using Runner = std::function<int()>;
 
 Runner setup_inspect(CLI::App& app);
+// The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`.
+Runner setup_explain(CLI::App& app, const std::string& argv0);
 
 }  // namespace dlldoctor::cli

@@ -6,8 +6,15 @@ int main(int argc, char** argv) {
   using namespace dlldoctor::cli;
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};
   app.set_version_flag("--version", std::string("dlldoctor ") + DLLDOCTOR_VERSION);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   Runner inspect = setup_inspect(app);
+  Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
+  app.footer(
+      "Examples:\n"
+      "  dlldoctor app.exe --path 'C:\\tools\\cudnn\\bin;C:\\CUDA\\v12.4\\bin' --sysroot /mnt/c\n"
+      "  dlldoctor app.exe --format json > report.json\n"
+      "  dlldoctor --host python.exe --load torch\\lib\\cudnn64_9.dll --profile python-ctypes\n"
+      "  dlldoctor inspect cudnn64_9.dll");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -15,5 +22,5 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitFailure;
   }
   if (app.got_subcommand("inspect")) return inspect();
-  return kExitFailure;
+  return explain();
 }

@@ -1,0 +1,65 @@
+#pragma once
+// Where DLLs can come from, as a value: the resolver reads this, never the live machine. Built from
+// command-line flags here (Linux, or Windows with overrides); the live Windows capture and snapshots
+// produce the same type.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/core/result.hpp"
+#include "dlldoctor/env/api_set.hpp"
+#include "dlldoctor/env/file_system.hpp"
+
+namespace dlldoctor::env {
+
+struct FolderRef {
+  std::string host;                    // the folder on this machine; empty when it cannot be mapped
+  std::optional<std::string> windows;  // C:\... when known
+  bool exists = false;
+};
+
+struct PathEntry {
+  std::string text;  // the entry as given
+  FolderRef folder;
+  std::string note;  // why the entry is unusual ("empty: the current folder", "quoted", ...)
+};
+
+struct Environment {
+  std::string source = "flags";
+  std::optional<std::string> sysroot;
+  FolderRef system32;  // for 64-bit processes (and 32-bit ones on 32-bit Windows)
+  FolderRef syswow64;  // System32 of 32-bit processes on 64-bit Windows
+  FolderRef system16;  // Windows\System
+  FolderRef windows;
+  FolderRef cwd;
+  std::vector<PathEntry> path;
+  bool safe_dll_search_mode = true;
+  std::vector<std::string> known_dlls;  // lower-case
+  std::string known_dlls_source;        // "built-in", "registry: <hive>", "--known-dlls"
+  ApiSetSchema api_sets = ApiSetSchema::builtin();
+  // No Windows system to look at: stock Windows DLLs are taken as present in System32 and marked
+  // "assumed" (env/system_names.hpp).
+  bool assume_system_dlls = false;
+  std::vector<std::string> notes;  // assumptions made and problems met while building this value
+};
+
+struct EnvironmentFlags {
+  std::optional<std::string> sysroot;
+  std::vector<std::string> path;  // each may hold several entries separated by ';'
+  std::optional<std::string> cwd;
+  std::optional<bool> safe_dll_search_mode;
+  std::optional<std::vector<std::string>> known_dlls;
+};
+
+Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files);
+
+// A folder named the way a user types it: a Windows path ("C:\Program Files\x", mapped through the
+// sysroot, case-insensitively) or a host path.
+FolderRef resolve_folder(const Environment& environment, std::string_view text, FileSystem& files);
+
+// The Windows spelling of a host path under the sysroot, if it is under it.
+std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path);
+
+bool is_windows_absolute(std::string_view text);
+
+}  // namespace dlldoctor::env

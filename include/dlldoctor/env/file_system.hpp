@@ -1,0 +1,54 @@
+#pragma once
+// Where the resolver looks for files. Windows names are case-insensitive, so on a case-sensitive disk
+// (a mounted Windows drive on Linux) every lookup goes through a lower-cased index of the folder; each
+// folder is listed at most once per run. Nothing else below the CLI touches the disk for searching.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/core/dll_name.hpp"
+
+namespace dlldoctor::env {
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  // The path of the regular file `name` inside `folder`, whatever the case of its letters; nullopt if
+  // there is none (or the folder does not exist or cannot be read).
+  virtual std::optional<std::string> find_file(const std::string& folder, std::string_view name) = 0;
+  // The path of the subfolder `name` inside `folder`, whatever its case.
+  virtual std::optional<std::string> find_folder(const std::string& folder, std::string_view name) = 0;
+  virtual bool folder_exists(const std::string& folder) = 0;
+  // Folders that exist but could not be listed (permissions), for the report.
+  virtual std::vector<std::string> unreadable_folders() const = 0;
+};
+
+// The real disk, with the per-folder index cached for the life of the object.
+class HostFileSystem final : public FileSystem {
+ public:
+  std::optional<std::string> find_file(const std::string& folder, std::string_view name) override;
+  std::optional<std::string> find_folder(const std::string& folder, std::string_view name) override;
+  bool folder_exists(const std::string& folder) override;
+  std::vector<std::string> unreadable_folders() const override;
+
+ private:
+  struct Entry {
+    std::string name;  // as on disk
+    bool is_folder = false;
+  };
+  struct Listing {
+    bool exists = false;
+    bool readable = true;
+    std::map<std::string, Entry> by_key;  // lower-cased name -> entry
+  };
+  const Listing& list(const std::string& folder);
+
+  std::map<std::string, Listing> listings_;
+};
+
+// Joins a host folder and a name with the host's separator.
+std::string join_path(const std::string& folder, std::string_view name);
+
+}  // namespace dlldoctor::env

@@ -1,0 +1,17 @@
+#pragma once
+// Built-in knowledge of a stock Windows 10/11 x64 install, used when no Windows system is mounted.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlldoctor::env {
+
+// HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\KnownDLLs of Windows 10/11 x64, plus ntdll and
+// kernelbase, which the loader always takes from the system (DOMAIN.md §1 step 5).
+const std::vector<std::string>& default_known_dlls();
+
+// DLLs every Windows 10/11 x64 has in System32 (and SysWOW64). Without --sysroot these are assumed
+// present and marked so; MSVC runtime, CUDA, cuDNN and driver DLLs are deliberately absent.
+bool is_stock_system_dll(std::string_view lower_name);
+
+}  // namespace dlldoctor::env

@@ -1,0 +1,80 @@
+#pragma once
+// The closure of a program or a LoadLibrary call: every module it pulls in, how (static import, delay
+// import, runtime load by a DLL family's main module, explicit LoadLibrary), from where, and what fails.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/resolve/resolver.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
+
+namespace dlldoctor::graph {
+
+enum class LoadKind { Static, Delay, Runtime, Dynamic };
+std::string_view load_kind_name(LoadKind kind);
+
+struct MissingExport {
+  std::string function;   // a name, or "#27" for an ordinal
+  std::string needed_by;  // the importing module
+  std::string detail;     // e.g. "forwarded as cudnn_graph64_9.f, not exported there"
+};
+
+struct Module {
+  std::string name;  // as first requested
+  std::string key;   // lower case
+  resolve::Resolution resolution;
+  LoadKind load = LoadKind::Static;
+  std::vector<std::string> needed_by;  // names of the modules (or requests) that asked for it
+  std::vector<MissingExport> missing_exports;
+  std::vector<std::size_t> children;  // modules it pulled in, any kind, in order
+  int depth = 0;                      // steps from the request's root
+  bool is_root = false;
+  std::optional<std::string> family;  // id of the DLL family it belongs to
+};
+
+struct MissingDll {
+  std::string dll;
+  std::string needed_by;
+};
+
+// The loader's verdict on one request: start-up of a program or one LoadLibraryEx call.
+struct Outcome {
+  std::string request;  // "start-up of app.exe", "LoadLibraryExW(\"x.dll\", 0x1100)"
+  bool ok = true;
+  std::optional<int> error;        // 126, 127 or 193
+  std::vector<MissingDll> missing;  // DLLs not found, the root cause (deepest) first
+  std::string reason;              // one line for the verdict
+};
+
+// One LoadLibraryEx call of a running program.
+struct LoadCall {
+  std::string name;  // a bare name or a path
+  std::uint32_t flags = 0;
+};
+
+struct ClosureRequest {
+  std::string program;  // the program (start-up) or the host of the LoadLibrary calls
+  bool program_is_host = false;  // --host: the program is running; its start-up is context, not the question
+  std::vector<std::string> preload;  // modules already in the process (paths)
+  resolve::ProcessSettings settings;
+  std::vector<LoadCall> loads;
+};
+
+struct Closure {
+  std::vector<Module> modules;  // discovery order; modules[0] is the program when it could be read
+  std::optional<Outcome> startup;
+  std::vector<Outcome> loads;  // one per LoadCall
+  Outcome outcome;             // the verdict the report leads with
+  std::vector<std::string> notes;
+  std::uint16_t process_machine = 0;
+  resolve::ProcessState process;  // the final state (loaded modules, settings)
+};
+
+// Errors only when the program cannot be read at all (not a PE, missing file without --host).
+Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver,
+                              const rules::RuleData& rules, env::FileSystem& files,
+                              const env::Environment& environment);
+
+}  // namespace dlldoctor::graph

@@ -1,0 +1,34 @@
+#pragma once
+// The report of a simulation: the `dlldoctor.report/1` JSON object (docs/report-json.md) and the text
+// tree. Writers only format; everything they print was decided by the stages before them.
+#include <string>
+#include <vector>
+
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/report/image_report.hpp"
+#include "dlldoctor/resolve/resolver.hpp"
+
+namespace dlldoctor::report {
+
+inline constexpr const char* kReportSchema = "dlldoctor.report/1";
+
+struct ReportInput {
+  std::string tool_version;
+  const graph::ClosureRequest* request = nullptr;
+  std::string profile;  // empty when none
+  resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;
+  const env::Environment* environment = nullptr;
+  // The standard search order of the program's process, for the environment section.
+  std::vector<resolve::SearchFolder> search_order;
+  const graph::Closure* closure = nullptr;
+};
+
+Json closure_to_json(const ReportInput& input);
+
+struct TextStyle {
+  bool color = false;
+};
+void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style);
+
+}  // namespace dlldoctor::report

@@ -1,0 +1,205 @@
+// `dlldoctor APP.exe [flags]`: which copy of every DLL loads, from where, why, and what fails.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/report/closure_report.hpp"
+#include "dlldoctor/resolve/resolver.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
+
+namespace dlldoctor::cli {
+namespace {
+
+struct ExplainOptions {
+  std::string program;
+  std::string host;
+  std::vector<std::string> loads;
+  std::vector<std::string> load_flags;  // paired with loads through the command line's order
+  std::vector<std::size_t> flags_owner;  // index of the --load each --flags follows
+  std::string set_default_dirs;
+  std::vector<std::string> add_dll_dirs;
+  std::string set_dll_dir;
+  std::vector<std::string> preload;
+  std::string profile;
+  std::string wrong_machine = "fail";
+  std::string format = "text";
+  bool no_color = false;
+  std::vector<std::string> rules;
+  // environment
+  std::string sysroot;
+  std::vector<std::string> path;
+  std::string cwd;
+  std::string safe_mode;
+  std::string known_dlls;
+  std::string argv0;
+};
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "dlldoctor: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find(',', start);
+    std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!item.empty()) items.push_back(item);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return items;
+}
+
+int run_explain(const ExplainOptions& options) {
+  env::EnvironmentFlags flags;
+  if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
+  flags.path = options.path;
+  if (!options.cwd.empty()) flags.cwd = options.cwd;
+  if (!options.safe_mode.empty()) flags.safe_dll_search_mode = options.safe_mode == "on";
+  if (!options.known_dlls.empty()) flags.known_dlls = split_list(options.known_dlls);
+
+  env::HostFileSystem files;
+  auto environment = env::environment_from_flags(flags, files);
+  if (!environment) return fail(environment.error().message);
+
+  std::vector<std::string> rule_folders;
+  if (auto shipped = rules::default_rules_folder(options.argv0)) rule_folders.push_back(*shipped);
+  rule_folders.insert(rule_folders.end(), options.rules.begin(), options.rules.end());
+  auto rule_data = rules::load_rules(rule_folders);
+  if (!rule_data) return fail(rule_data.error().message);
+
+  graph::ClosureRequest request;
+  request.program = options.host.empty() ? options.program : options.host;
+  request.program_is_host = !options.host.empty();
+  if (request.program.empty()) return fail("name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X)");
+  if (!options.loads.empty() && options.host.empty()) return fail("--load needs --host: the program that calls LoadLibrary");
+  if (options.loads.empty() && !options.host.empty()) return fail("--host needs at least one --load");
+  request.preload = options.preload;
+  for (std::size_t i = 0; i < options.loads.size(); ++i) {
+    graph::LoadCall call;
+    call.name = options.loads[i];
+    bool has_flags = false;
+    for (std::size_t f = 0; f < options.load_flags.size(); ++f) {
+      if (options.flags_owner[f] != i) continue;
+      auto parsed = resolve::parse_load_flags(options.load_flags[f]);
+      if (!parsed) return fail(parsed.error().message);
+      call.flags |= *parsed;
+      has_flags = true;
+    }
+    // The profiles stand for the calls these processes make (DOMAIN.md §2).
+    if (!has_flags && options.profile == "python-extension") {
+      call.flags = resolve::load_flags::kSearchDefaultDirs | resolve::load_flags::kSearchDllLoadDir;
+    } else if (!has_flags && options.profile == "python-ctypes") {
+      call.flags = resolve::load_flags::kSearchDefaultDirs;
+      if (resolve::has_path(call.name)) call.flags |= resolve::load_flags::kSearchDllLoadDir;
+    }
+    request.loads.push_back(call);
+  }
+  if (!options.set_default_dirs.empty()) {
+    auto parsed = resolve::parse_load_flags(options.set_default_dirs);
+    if (!parsed) return fail(parsed.error().message);
+    request.settings.default_dirs = *parsed;
+  }
+  for (const auto& dir : options.add_dll_dirs) {
+    env::FolderRef folder = env::resolve_folder(*environment, dir, files);
+    if (!folder.exists) environment->notes.push_back("--add-dll-dir " + dir + " does not exist (AddDllDirectory would fail)");
+    request.settings.user_dirs.push_back(std::move(folder));
+  }
+  if (!options.set_dll_dir.empty()) request.settings.dll_directory = env::resolve_folder(*environment, options.set_dll_dir, files);
+
+  const auto policy =
+      options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
+  resolve::ImageCache images;
+  resolve::Resolver resolver(*environment, files, images, policy);
+  auto closure = graph::build_closure(request, resolver, *rule_data, files, *environment);
+  if (!closure) return fail(closure.error().message);
+
+  report::ReportInput input;
+  input.tool_version = DLLDOCTOR_VERSION;
+  input.request = &request;
+  input.profile = options.profile;
+  input.policy = policy;
+  input.environment = &*environment;
+  resolve::ProcessState startup_process = closure->process;
+  startup_process.settings = {};
+  input.search_order = resolver.search_order(startup_process, {});
+  input.closure = &*closure;
+
+  std::string out;
+  if (options.format == "json") {
+    out = report::closure_to_json(input).dump(2, ' ', false, report::Json::error_handler_t::replace) + "\n";
+  } else {
+    report::TextStyle style;
+    style.color = !options.no_color && std::getenv("NO_COLOR") == nullptr && isatty(fileno(stdout));
+    report::append_closure_text(out, input, style);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return closure->outcome.ok ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+Runner setup_explain(CLI::App& app, const std::string& argv0) {
+  auto options = std::make_shared<ExplainOptions>();
+  options->argv0 = argv0;
+  app.add_option("program", options->program, "The program whose start-up to simulate (APP.exe)");
+  auto* environment = "Environment (how the Windows machine looks)";
+  app.add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32")
+      ->group(environment);
+  app.add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)")
+      ->group(environment);
+  app.add_option("--cwd", options->cwd, "The current folder of the process")->group(environment);
+  app.add_option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->group(environment);
+  app.add_option("--known-dlls", options->known_dlls, "KnownDLLs, comma-separated (default: Windows 10/11 list)")
+      ->group(environment);
+  auto* calls = "LoadLibrary calls of a running program";
+  app.add_option("--host", options->host, "The running program that makes the --load calls")->group(calls);
+  CLI::Option* load = app.add_option("--load", options->loads, "A LoadLibraryEx call: a DLL name or path (repeatable)")
+                          ->group(calls);
+  CLI::Option* load_flags =
+      app.add_option("--flags", options->load_flags,
+                     "Flags of the --load just before: names (search-default-dirs,...) or numbers (0x1100)")
+          ->group(calls);
+  app.add_option("--set-default-dirs", options->set_default_dirs, "SetDefaultDllDirectories flags")->group(calls);
+  app.add_option("--add-dll-dir", options->add_dll_dirs, "AddDllDirectory folder (repeatable)")->group(calls);
+  app.add_option("--set-dll-dir", options->set_dll_dir, "SetDllDirectory folder")->group(calls);
+  app.add_option("--preload", options->preload, "A module already in the process (repeatable)")->group(calls);
+  app.add_option("--profile", options->profile, "Flags of a kind of process for the --load calls")
+      ->check(CLI::IsMember({"python-extension", "python-ctypes"}))
+      ->group(calls);
+  app.add_option("--wrong-machine", options->wrong_machine,
+                 "A wrong-machine file found first: fail (documented, error 193) or skip (Dependencies, Wine)")
+      ->check(CLI::IsMember({"fail", "skip"}))
+      ->capture_default_str();
+  app.add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
+  app.add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
+  // --flags belongs to the --load before it; CLI11 keeps each option's values apart, so the command
+  // line's order is read back from parse_order().
+  return [options, &app, load, load_flags] {
+    std::size_t loads_seen = 0;
+    options->flags_owner.clear();
+    for (const CLI::Option* option : app.parse_order()) {
+      if (option == load) ++loads_seen;
+      if (option == load_flags) {
+        if (loads_seen == 0) return fail("--flags must follow the --load it belongs to");
+        options->flags_owner.push_back(loads_seen - 1);
+      }
+    }
+    return run_explain(*options);
+  };
+}
+
+}  // namespace dlldoctor::cli

@@ -1,0 +1,196 @@
+#include "dlldoctor/env/api_set.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <utility>
+
+#include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/mapped_file.hpp"
+#include "dlldoctor/pe/reader.hpp"
+
+namespace dlldoctor::env {
+namespace {
+
+// Schema v6 layout (Windows 10+), as described in Geoff Chappell's API Set Schema notes and declared alike
+// by several open-source loaders: a header, an array of namespace entries, each pointing at an array of
+// value entries; all strings UTF-16LE, given as (offset, length in bytes) from the section start.
+constexpr std::uint32_t kVersion6 = 6;
+constexpr std::uint64_t kHeaderSize = 28;  // Version, Size, Flags, Count, EntryOffset, HashOffset, HashFactor
+constexpr std::uint64_t kEntrySize = 24;   // Flags, NameOffset, NameLength, HashedLength, ValueOffset, ValueCount
+constexpr std::uint64_t kValueSize = 20;   // Flags, NameOffset, NameLength, ValueOffset, ValueLength
+
+// Far above real schemas (Windows 11 has ~2,000 entries, rarely more than 2 values each, names < 100
+// characters) and low enough that a hostile count cannot cost much.
+constexpr std::uint32_t kMaxEntries = 1u << 16;
+constexpr std::uint32_t kMaxValues = 256;
+constexpr std::uint32_t kMaxStringBytes = 1024;
+
+// The built-in table: hosts of the API set families that programs actually import, for Windows 10/11 x64.
+// api-ms-win-crt-*: Microsoft Learn, "Universal CRT deployment" (the API set DLLs forward to ucrtbase.dll).
+// api-ms-win-core-*: kernelbase.dll hosts most core sets since Windows 8.1; the exceptions kept here are
+// the families Wine's schema (modelled on Windows') also sends elsewhere as a whole: the runtime-library
+// and API-query sets to ntdll.dll, COM and WinRT to combase.dll. Single sets that go to kernel32.dll,
+// advapi32.dll and others are not modelled: a real schema file (--sysroot) has them all.
+// ext-ms-*: extension sets, present or not depending on the edition, so no host is assumed.
+struct PrefixRule {
+  const char* prefix;
+  const char* host;  // "" = no host
+};
+constexpr PrefixRule kBuiltin[] = {
+    {"api-ms-win-crt-", "ucrtbase.dll"},
+    {"api-ms-win-core-", "kernelbase.dll"},
+    {"api-ms-win-core-rtlsupport-", "ntdll.dll"},
+    {"api-ms-win-core-apiquery-l1-", "ntdll.dll"},
+    {"api-ms-win-core-com-", "combase.dll"},
+    {"api-ms-win-core-winrt-", "combase.dll"},
+    {"ext-ms-", ""},
+};
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A (offset, byte length) UTF-16 string of the schema; empty strings may carry any offset.
+Result<std::string> read_string(const BoundedReader& bytes, std::uint32_t offset, std::uint32_t length,
+                                const char* what) {
+  if (length == 0) return std::string();
+  if (length % 2 != 0 || length > kMaxStringBytes)
+    return Error{fmt::format("{}: implausible string length {}", what, length)};
+  auto text = bytes.utf16(offset, length / 2);
+  if (!text) return Error{fmt::format("{}: string at 0x{:x} (+{}) outside the section", what, offset, length)};
+  return std::move(*text);
+}
+
+// "C:\\Windows\\System32\\KERNEL32" -> "kernel32.dll": the schema lists importers by file name.
+std::string importer_key(std::string_view importer) {
+  const auto slash = importer.find_last_of("\\/");
+  if (slash != std::string_view::npos) importer.remove_prefix(slash + 1);
+  std::string key = ascii_lower(importer);
+  if (key.find('.') == std::string::npos) key += ".dll";
+  return key;
+}
+
+}  // namespace
+
+bool ApiSetSchema::is_api_set_name(std::string_view name) {
+  const std::string prefix = ascii_lower(name.substr(0, 4));
+  return prefix == "api-" || prefix == "ext-";
+}
+
+ApiSetSchema ApiSetSchema::builtin() {
+  ApiSetSchema schema;
+  schema.source_ = "built-in";
+  for (const auto& rule : kBuiltin) schema.prefixes_.emplace_back(rule.prefix, rule.host);
+  return schema;
+}
+
+Result<ApiSetSchema> ApiSetSchema::from_bytes(const BoundedReader& bytes) {
+  const auto version = bytes.u32(0);
+  if (!version || !bytes.contains(0, kHeaderSize)) return Error{"API set schema: header truncated"};
+  if (*version == 2 || *version == 4)
+    return Error{fmt::format("API set schema version {} (Windows 7/8) is not supported", *version)};
+  if (*version != kVersion6) return Error{fmt::format("API set schema: unknown version {}", *version)};
+
+  const std::uint32_t count = *bytes.u32(12);
+  const std::uint32_t entry_offset = *bytes.u32(16);
+  if (count > kMaxEntries) return Error{fmt::format("API set schema: implausible entry count {}", count)};
+  if (!bytes.contains(entry_offset, count * kEntrySize))
+    return Error{fmt::format("API set schema: {} entries at 0x{:x} run past the section", count, entry_offset)};
+
+  ApiSetSchema schema;
+  schema.source_ = "in-memory";
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t at = entry_offset + i * kEntrySize;
+    const std::uint32_t name_offset = *bytes.u32(at + 4);
+    const std::uint32_t name_length = *bytes.u32(at + 8);
+    const std::uint32_t hashed_length = *bytes.u32(at + 12);
+    const std::uint32_t value_offset = *bytes.u32(at + 16);
+    const std::uint32_t value_count = *bytes.u32(at + 20);
+    const std::string what = fmt::format("API set schema entry {}", i);
+
+    // Only the hashed part (the name up to its last hyphen) takes part in lookups.
+    if (hashed_length > name_length) return Error{what + ": hashed length exceeds the name"};
+    auto hashed = read_string(bytes, name_offset, hashed_length, what.c_str());
+    if (!hashed) return hashed.error();
+    if (value_count > kMaxValues) return Error{fmt::format("{}: implausible value count {}", what, value_count)};
+    if (!bytes.contains(value_offset, value_count * kValueSize))
+      return Error{fmt::format("{}: values at 0x{:x} run past the section", what, value_offset)};
+
+    Entry entry;
+    // Value 0 is the default host; the others are exceptions keyed by importer name (how a set that
+    // kernel32.dll itself imports can point it at kernelbase.dll rather than back at kernel32.dll).
+    for (std::uint32_t v = 0; v < value_count; ++v) {
+      const std::uint64_t vat = value_offset + v * kValueSize;
+      auto importer = read_string(bytes, *bytes.u32(vat + 4), *bytes.u32(vat + 8), what.c_str());
+      if (!importer) return importer.error();
+      auto host = read_string(bytes, *bytes.u32(vat + 12), *bytes.u32(vat + 16), what.c_str());
+      if (!host) return host.error();
+      if (v == 0) {
+        entry.host = ascii_lower(*host);
+      } else if (!importer->empty()) {
+        entry.by_importer.emplace(ascii_lower(*importer), ascii_lower(*host));
+      }
+    }
+    schema.entries_.emplace(ascii_lower(*hashed), std::move(entry));
+  }
+  return schema;
+}
+
+Result<ApiSetSchema> ApiSetSchema::from_file(const std::string& path) {
+  pe::ReadParts headers_only;
+  headers_only.imports = false;
+  headers_only.exports = false;
+  headers_only.resources = false;
+  auto image = pe::read_image_file(path, headers_only);
+  if (!image) return Error{path + ": " + image.error().message};
+
+  const pe::SectionInfo* section = nullptr;
+  for (const auto& s : image->sections) {
+    if (s.name == ".apiset") section = &s;
+  }
+  if (!section) return Error{path + ": no .apiset section"};
+
+  auto file = MappedFile::open(path);
+  if (!file) return Error{path + ": " + file.error().message};
+  auto bytes = file->bytes().sub(section->raw_offset, section->raw_size);
+  if (!bytes) return Error{path + ": .apiset section runs past the end of the file"};
+
+  auto schema = from_bytes(*bytes);
+  if (!schema) return Error{path + ": " + schema.error().message};
+  schema->source_ = path;
+  return schema;
+}
+
+std::optional<std::string> ApiSetSchema::resolve(std::string_view name, std::string_view importer) const {
+  if (!is_api_set_name(name)) return std::nullopt;
+  std::string key = ascii_lower(name);
+  if (ends_with(key, ".dll")) key.resize(key.size() - 4);
+  const auto hyphen = key.rfind('-');
+  if (hyphen == std::string::npos) return std::nullopt;
+  key.resize(hyphen);
+
+  if (auto it = entries_.find(key); it != entries_.end()) {
+    const Entry& entry = it->second;
+    const std::string* host = &entry.host;
+    if (!importer.empty() && !entry.by_importer.empty()) {
+      if (auto special = entry.by_importer.find(importer_key(importer)); special != entry.by_importer.end())
+        host = &special->second;
+    }
+    if (host->empty()) return std::nullopt;
+    return *host;
+  }
+
+  const std::pair<std::string, std::string>* best = nullptr;
+  for (const auto& rule : prefixes_) {
+    if (starts_with(key, rule.first) && (!best || rule.first.size() > best->first.size())) best = &rule;
+  }
+  if (!best || best->second.empty()) return std::nullopt;
+  return best->second;
+}
+
+}  // namespace dlldoctor::env

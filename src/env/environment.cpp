@@ -1,0 +1,197 @@
+#include "dlldoctor/env/environment.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/env/system_names.hpp"
+
+namespace dlldoctor::env {
+namespace {
+
+std::vector<std::string> split_windows_components(std::string_view text) {
+  std::vector<std::string> parts;
+  std::string current;
+  for (char c : text) {
+    if (c == '\\' || c == '/') {
+      if (!current.empty()) parts.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty()) parts.push_back(std::move(current));
+  std::vector<std::string> normal;
+  for (auto& part : parts) {
+    if (part == ".") continue;
+    if (part == "..") {
+      if (!normal.empty()) normal.pop_back();
+      continue;
+    }
+    normal.push_back(std::move(part));
+  }
+  return normal;
+}
+
+std::string host_absolute(std::string_view text) {
+  FsErrorCode ec;
+  fs::path absolute = fs::absolute(fs::path(std::string(text)), ec);
+  if (ec) return std::string(text);
+  std::string normal = absolute.lexically_normal().string();
+  // Boost spells a trailing separator as a final "." component.
+  if (normal.size() > 2 && normal.compare(normal.size() - 2, 2, "/.") == 0) normal.resize(normal.size() - 2);
+  while (normal.size() > 1 && (normal.back() == '/' || normal.back() == '\\')) normal.pop_back();
+  return normal;
+}
+
+// A system folder under the sysroot's Windows folder, spelled as Windows spells it.
+FolderRef system_folder(const Environment& environment, std::string_view windows_relative, FileSystem& files) {
+  return resolve_folder(environment, std::string("C:\\Windows\\") + std::string(windows_relative), files);
+}
+
+std::string with_dll_suffix(std::string name) {
+  name = ascii_lower(name);
+  if (name.find('.') == std::string::npos) name += ".dll";
+  return name;
+}
+
+}  // namespace
+
+bool is_windows_absolute(std::string_view text) {
+  return text.size() >= 3 && ((text[0] >= 'A' && text[0] <= 'Z') || (text[0] >= 'a' && text[0] <= 'z')) &&
+         text[1] == ':' && (text[2] == '\\' || text[2] == '/');
+}
+
+std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path) {
+  if (!environment.sysroot) return std::nullopt;
+  const std::string& root = *environment.sysroot;
+  if (host_path.compare(0, root.size(), root) != 0) return std::nullopt;
+  if (host_path.size() > root.size() && host_path[root.size()] != '/' && host_path[root.size()] != '\\') {
+    return std::nullopt;
+  }
+  std::string rest = host_path.substr(root.size());
+  for (char& c : rest) {
+    if (c == '/') c = '\\';
+  }
+  while (!rest.empty() && rest.front() == '\\') rest.erase(0, 1);
+  return "C:\\" + rest;
+}
+
+FolderRef resolve_folder(const Environment& environment, std::string_view text, FileSystem& files) {
+  FolderRef folder;
+  if (!is_windows_absolute(text)) {
+    folder.host = host_absolute(text);
+    folder.exists = files.folder_exists(folder.host);
+    folder.windows = windows_path_of(environment, folder.host);
+    return folder;
+  }
+  const std::vector<std::string> parts = split_windows_components(text.substr(3));
+  std::string windows = fmt::format("{}:", static_cast<char>(std::toupper(static_cast<unsigned char>(text[0]))));
+  for (const auto& part : parts) windows += "\\" + part;
+  if (parts.empty()) windows += "\\";
+  folder.windows = windows;
+  // Only the system drive is mounted: --sysroot stands for C:.
+  if (!environment.sysroot || (text[0] != 'C' && text[0] != 'c')) return folder;
+  std::string host = *environment.sysroot;
+  bool exists = true;
+  for (const auto& part : parts) {
+    if (exists) {
+      if (auto next = files.find_folder(host, part)) {
+        host = *next;
+        continue;
+      }
+      exists = false;
+    }
+    host = join_path(host, part);
+  }
+  folder.host = host;
+  folder.exists = exists;
+  return folder;
+}
+
+Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files) {
+  Environment environment;
+  if (flags.sysroot) {
+    const std::string root = host_absolute(*flags.sysroot);
+    if (!files.folder_exists(root)) return Error{fmt::format("--sysroot {}: no such folder", *flags.sysroot)};
+    environment.sysroot = root;
+    environment.system32 = system_folder(environment, "System32", files);
+    if (!environment.system32.exists) {
+      return Error{fmt::format("--sysroot {}: no Windows\\System32 folder in it (a mounted Windows drive, or a copy "
+                               "holding Windows/System32, is expected)",
+                               *flags.sysroot)};
+    }
+    environment.syswow64 = system_folder(environment, "SysWOW64", files);
+    environment.system16 = system_folder(environment, "System", files);
+    environment.windows = system_folder(environment, "", files);
+  } else {
+    environment.assume_system_dlls = true;
+    environment.system32 = FolderRef{"", "C:\\Windows\\System32", false};
+    environment.syswow64 = FolderRef{"", "C:\\Windows\\SysWOW64", false};
+    environment.system16 = FolderRef{"", "C:\\Windows\\System", false};
+    environment.windows = FolderRef{"", "C:\\Windows", false};
+    environment.notes.push_back(
+        "no --sysroot: stock Windows DLLs (kernel32, user32, ucrtbase, API sets, ...) are assumed present in "
+        "C:\\Windows\\System32; the MSVC runtime, CUDA, cuDNN and driver DLLs are never assumed");
+  }
+
+  if (flags.cwd) {
+    environment.cwd = resolve_folder(environment, *flags.cwd, files);
+    if (!environment.cwd.exists) environment.notes.push_back(fmt::format("--cwd {} does not exist", *flags.cwd));
+  } else {
+    FsErrorCode ec;
+    environment.cwd = resolve_folder(environment, fs::current_path(ec).string(), files);
+  }
+
+  for (const std::string& value : flags.path) {
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t end = value.find(';', start);
+      std::string text = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      PathEntry entry;
+      entry.text = text;
+      if (text.empty()) {
+        // Windows reads an empty PATH entry as the current folder.
+        entry.folder = environment.cwd;
+        entry.note = "empty entry: the current folder";
+      } else {
+        entry.folder = resolve_folder(environment, text, files);
+        if (text.front() == '"') {
+          entry.note = "quoted: the loader does not remove quotes from PATH entries (unverified), so this folder is "
+                       "never searched";
+        } else if (!entry.folder.exists) {
+          entry.note = entry.folder.host.empty() ? "a Windows path, and no --sysroot to map it" : "does not exist";
+        }
+      }
+      environment.path.push_back(std::move(entry));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+
+  environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(true);
+
+  if (flags.known_dlls) {
+    for (const auto& name : *flags.known_dlls) environment.known_dlls.push_back(with_dll_suffix(name));
+    environment.known_dlls_source = "--known-dlls";
+  } else {
+    environment.known_dlls = default_known_dlls();
+    environment.known_dlls_source = "built-in (Windows 10/11 x64)";
+  }
+
+  if (environment.sysroot) {
+    if (auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll")) {
+      auto schema = ApiSetSchema::from_file(*schema_file);
+      if (schema) {
+        environment.api_sets = std::move(schema).value();
+      } else {
+        environment.notes.push_back(fmt::format("{}: {}; using the built-in API set table", *schema_file,
+                                                schema.error().message));
+      }
+    }
+  }
+  return environment;
+}
+
+}  // namespace dlldoctor::env

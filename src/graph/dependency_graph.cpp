@@ -1,0 +1,385 @@
+#include "dlldoctor/graph/dependency_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+namespace dlldoctor::graph {
+
+std::string_view load_kind_name(LoadKind kind) {
+  switch (kind) {
+    case LoadKind::Static: return "static";
+    case LoadKind::Delay: return "delay";
+    case LoadKind::Runtime: return "runtime";
+    case LoadKind::Dynamic: return "dynamic";
+  }
+  return "?";
+}
+
+namespace {
+
+using resolve::Failure;
+using resolve::SearchContext;
+
+struct Edge {
+  std::size_t to;
+  LoadKind kind;
+};
+
+struct ExportIndex {
+  std::unordered_map<std::string, const pe::ExportItem*> by_name;
+  std::unordered_map<std::uint32_t, const pe::ExportItem*> by_ordinal;
+};
+
+// Forwarders can chain; real chains are one or two long, hostile ones loop.
+constexpr int kMaxForwarderDepth = 16;
+
+class Builder {
+ public:
+  Builder(resolve::Resolver& resolver, const rules::RuleData& rules, env::FileSystem& files,
+          const env::Environment& environment, Closure& closure)
+      : resolver_(resolver), rules_(rules), files_(files), environment_(environment), closure_(closure) {}
+
+  Result<bool> add_program(const ClosureRequest& request);
+  void add_load(const LoadCall& call);
+  void add_preload(const std::string& path);
+  void expand_late_loads();
+  Outcome outcome_from(std::size_t root, std::string request) const;
+
+  void apply_settings(const resolve::ProcessSettings& settings) { closure_.process.settings = settings; }
+
+ private:
+  std::size_t request(std::string_view name, LoadKind kind, const SearchContext& context, const std::string& needed_by,
+                      int depth, std::optional<std::size_t> parent);
+  void expand_imports(std::size_t index, LoadKind kind, const SearchContext& context);
+  void check_imports(std::size_t target, const std::vector<pe::ImportedFunction>& functions, const std::string& importer,
+                     LoadKind kind, const SearchContext& context);
+  std::optional<std::string> find_export(std::size_t module, const std::string& function, LoadKind kind,
+                                         const SearchContext& context, int depth);
+  const ExportIndex& exports_of(const pe::Image& image);
+  void link(std::size_t from, std::size_t to, LoadKind kind);
+
+  resolve::Resolver& resolver_;
+  const rules::RuleData& rules_;
+  env::FileSystem& files_;
+  const env::Environment& environment_;
+  Closure& closure_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<std::vector<Edge>> edges_;
+  std::map<const pe::Image*, ExportIndex> export_indexes_;
+  std::size_t late_cursor_ = 0;
+};
+
+void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
+  auto& list = edges_[from];
+  if (std::none_of(list.begin(), list.end(), [&](const Edge& e) { return e.to == to; })) {
+    list.push_back({to, kind});
+    closure_.modules[from].children.push_back(to);
+  }
+}
+
+std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchContext& context,
+                             const std::string& needed_by, int depth, std::optional<std::size_t> parent) {
+  const std::string key = resolve::normalize_dll_name(resolve::has_path(name) ? resolve::base_name(name) : std::string(name));
+  auto existing = index_.find(key);
+  if (existing != index_.end()) {
+    const std::size_t index = existing->second;
+    Module& module = closure_.modules[index];
+    if (std::find(module.needed_by.begin(), module.needed_by.end(), needed_by) == module.needed_by.end()) {
+      module.needed_by.push_back(needed_by);
+    }
+    if (parent) link(*parent, index, kind);
+    if (module.resolution.failure == Failure::None) return index;
+    // Not found before; a later LoadLibraryEx with other flags or settings may find it.
+    resolve::Resolution again = resolver_.resolve(name, closure_.process, context, needed_by);
+    if (again.failure != Failure::None) return index;
+    module.resolution = std::move(again);
+    module.load = kind;
+  } else {
+    Module module;
+    module.name = resolve::has_path(name) ? resolve::base_name(name) : std::string(name);
+    module.key = key;
+    module.load = kind;
+    module.depth = depth;
+    module.needed_by.push_back(needed_by);
+    if (const rules::Family* family = rules_.family_of(key)) module.family = family->id;
+    module.resolution = resolver_.resolve(name, closure_.process, context, needed_by);
+    closure_.modules.push_back(std::move(module));
+    edges_.emplace_back();
+    index_.emplace(key, closure_.modules.size() - 1);
+    if (parent) link(*parent, closure_.modules.size() - 1, kind);
+  }
+  const std::size_t index = index_.at(key);
+  const resolve::Resolution& resolution = closure_.modules[index].resolution;
+  if (resolution.failure != Failure::None) return index;
+  // The loaded-module list: later requests for this base name get this module, wherever they look.
+  if (resolution.path || resolution.assumed) closure_.process.loaded[key] = resolution.path.value_or("");
+  if (resolution.api_set_host) {
+    const std::string host = *resolution.api_set_host;
+    request(host, kind, context, closure_.modules[index].name, depth + 1, index);
+  }
+  if (resolution.image) expand_imports(index, kind, context);
+  return index;
+}
+
+void Builder::expand_imports(std::size_t index, LoadKind kind, const SearchContext& context) {
+  // Copies: requests below grow closure_.modules and would invalidate references into it.
+  const std::shared_ptr<const pe::Image> image = closure_.modules[index].resolution.image;
+  const std::string name = closure_.modules[index].name;
+  const int depth = closure_.modules[index].depth;
+  for (const pe::ImportedDll& import : image->imports) {
+    const std::size_t child = request(import.dll, kind, context, name, depth + 1, index);
+    check_imports(child, import.functions, name, kind, context);
+  }
+}
+
+const ExportIndex& Builder::exports_of(const pe::Image& image) {
+  auto found = export_indexes_.find(&image);
+  if (found != export_indexes_.end()) return found->second;
+  ExportIndex index;
+  if (image.exports) {
+    for (const pe::ExportItem& item : image.exports->items) {
+      if (item.name) index.by_name.emplace(*item.name, &item);
+      index.by_ordinal.emplace(item.ordinal, &item);
+    }
+  }
+  return export_indexes_.emplace(&image, std::move(index)).first->second;
+}
+
+std::optional<std::string> Builder::find_export(std::size_t module, const std::string& function, LoadKind kind,
+                                                const SearchContext& context, int depth) {
+  // An API set name forwards to its host.
+  while (closure_.modules[module].resolution.api_set_host) {
+    auto host = index_.find(resolve::normalize_dll_name(*closure_.modules[module].resolution.api_set_host));
+    if (host == index_.end()) return std::nullopt;
+    module = host->second;
+  }
+  const Module& target = closure_.modules[module];
+  if (target.resolution.failure != Failure::None || !target.resolution.image) return std::nullopt;  // reported as missing DLL, or assumed
+  const std::shared_ptr<const pe::Image> image = target.resolution.image;
+  const ExportIndex& index = exports_of(*image);
+  const pe::ExportItem* item = nullptr;
+  if (!function.empty() && function[0] == '#') {
+    auto found = index.by_ordinal.find(static_cast<std::uint32_t>(std::stoul(function.substr(1))));
+    if (found != index.by_ordinal.end()) item = found->second;
+  } else {
+    auto found = index.by_name.find(function);
+    if (found != index.by_name.end()) item = found->second;
+  }
+  if (!item || (item->rva == 0 && !item->forwarder)) {
+    return fmt::format("not exported by {}{}", target.name,
+                       image->file_version ? " " + image->file_version->to_string() : std::string());
+  }
+  if (!item->forwarder) return std::nullopt;
+  if (depth >= kMaxForwarderDepth) return fmt::format("forwarder chain through {} is a loop", target.name);
+  const std::string& forwarder = *item->forwarder;
+  const auto dot = forwarder.rfind('.');
+  if (dot == std::string::npos || dot == 0) return fmt::format("{} forwards it to \"{}\", which is malformed", target.name, forwarder);
+  const std::string forwarded_module = forwarder.substr(0, dot) + ".dll";
+  const std::string forwarded_function = forwarder.substr(dot + 1);
+  const std::string target_name = target.name;
+  const std::size_t next = request(forwarded_module, kind, context, target_name, target.depth + 1, module);
+  if (closure_.modules[next].resolution.failure != Failure::None) {
+    return fmt::format("{} forwards it to {}, which is not loadable", target_name, forwarder);
+  }
+  auto problem = find_export(next, forwarded_function, kind, context, depth + 1);
+  if (problem) return fmt::format("{} forwards it to {}: {}", target_name, forwarder, *problem);
+  return std::nullopt;
+}
+
+void Builder::check_imports(std::size_t target, const std::vector<pe::ImportedFunction>& functions,
+                            const std::string& importer, LoadKind kind, const SearchContext& context) {
+  for (const pe::ImportedFunction& function : functions) {
+    const std::string wanted = function.name ? *function.name : fmt::format("#{}", function.ordinal.value_or(0));
+    if (auto problem = find_export(target, wanted, kind, context, 0)) {
+      closure_.modules[target].missing_exports.push_back({wanted, importer, *problem});
+    }
+  }
+}
+
+Result<bool> Builder::add_program(const ClosureRequest& request) {
+  resolve::ProcessState& process = closure_.process;
+  const std::string program_name = resolve::base_name(request.program);
+  process.exe_name = program_name;
+  const std::string folder_text = request.program.substr(0, request.program.size() - program_name.size());
+  process.app_dir = env::resolve_folder(environment_, folder_text.empty() ? "." : folder_text, files_);
+  auto found = process.app_dir.exists ? files_.find_file(process.app_dir.host, program_name) : std::nullopt;
+  Module root;
+  root.name = program_name;
+  root.key = resolve::normalize_dll_name(program_name);
+  root.is_root = true;
+  root.resolution.requested = request.program;
+  root.resolution.found_by = resolve::SearchStep::Root;
+  root.needed_by.push_back(request.program_is_host ? "(host process)" : "(start-up)");
+  if (!found) {
+    if (!request.program_is_host) return Error{fmt::format("{}: no such file", request.program)};
+    // A host named only for its folder (python.exe on another machine): the folder is the application
+    // folder; its own imports are not simulated.
+    closure_.notes.push_back(fmt::format("host {} not found: its folder is used as the application folder and "
+                                         "an x64 process is assumed",
+                                         request.program));
+    process.machine = pe::machine::kAmd64;
+    root.resolution.failure = Failure::NotFound;
+    closure_.modules.push_back(std::move(root));
+    edges_.emplace_back();
+    index_.emplace(closure_.modules.back().key, 0);
+    return true;
+  }
+  auto read = resolver_.read(*found);
+  if (!read->ok()) return Error{fmt::format("{}: {}", request.program, read->error().message)};
+  const std::shared_ptr<const pe::Image> image(read, &read->value());
+  process.machine = image->machine;
+  process.exe_has_manifest = image->manifest.has_value();
+  root.resolution.path = *found;
+  root.resolution.windows_path = env::windows_path_of(environment_, *found);
+  root.resolution.image = image;
+  closure_.process_machine = process.machine;
+  closure_.modules.push_back(std::move(root));
+  edges_.emplace_back();
+  index_.emplace(closure_.modules.back().key, 0);
+  process.loaded[closure_.modules.back().key] = *found;
+  expand_imports(0, LoadKind::Static, {});
+  return true;
+}
+
+void Builder::add_preload(const std::string& path) { request(path, LoadKind::Dynamic, {}, "(preloaded)", 0, std::nullopt); }
+
+void Builder::add_load(const LoadCall& call) {
+  SearchContext context;
+  context.flags = call.flags;
+  if (resolve::has_path(call.name)) {
+    const std::string file = resolve::base_name(call.name);
+    context.dll_load_dir = env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
+  }
+  const std::string label = fmt::format("LoadLibraryExW(\"{}\", 0x{:x})", call.name, call.flags);
+  const std::size_t before = closure_.modules.size();
+  const std::size_t root = request(call.name, LoadKind::Dynamic, context, label, 0, std::nullopt);
+  (void)before;
+  closure_.loads.push_back(outcome_from(root, label));
+}
+
+void Builder::expand_late_loads() {
+  // Delay imports load when first called and runtime siblings when their family's main DLL first needs
+  // them: both after start-up, through a plain LoadLibrary in the process's standard order.
+  for (; late_cursor_ < closure_.modules.size(); ++late_cursor_) {
+    const std::size_t index = late_cursor_;
+    if (closure_.modules[index].resolution.failure != Failure::None) continue;
+    const std::shared_ptr<const pe::Image> image = closure_.modules[index].resolution.image;
+    const std::string name = closure_.modules[index].name;
+    const int depth = closure_.modules[index].depth;
+    if (image) {
+      for (const pe::ImportedDll& import : image->delay_imports) {
+        const std::size_t child = request(import.dll, LoadKind::Delay, {}, name, depth + 1, index);
+        check_imports(child, import.functions, name, LoadKind::Delay, {});
+      }
+    }
+    const rules::Family* family = rules_.family_of(closure_.modules[index].key);
+    if (family && std::find(family->main.begin(), family->main.end(), closure_.modules[index].key) != family->main.end()) {
+      for (const std::string& sibling : family->runtime_loads) {
+        request(sibling, LoadKind::Runtime, {}, name, depth + 1, index);
+      }
+    }
+  }
+}
+
+Outcome Builder::outcome_from(std::size_t root, std::string label) const {
+  Outcome outcome;
+  outcome.request = std::move(label);
+  struct Failed {
+    std::size_t module;
+    std::string needed_by;
+    int depth;
+  };
+  std::vector<Failed> failed;
+  std::vector<std::pair<std::size_t, std::string>> missing_exports;  // module, function
+  std::set<std::size_t> seen;
+  // Depth-first in import order, as the loader maps a module's dependencies before snapping its imports.
+  struct Frame {
+    std::size_t module;
+    std::string parent;
+    int depth;
+  };
+  std::vector<Frame> stack{{root, "", 0}};
+  std::set<std::string> members;
+  while (!stack.empty()) {
+    Frame frame = stack.back();
+    stack.pop_back();
+    if (!seen.insert(frame.module).second) continue;
+    const Module& module = closure_.modules[frame.module];
+    members.insert(module.name);
+    if (module.resolution.failure != Failure::None && !module.is_root) {
+      failed.push_back({frame.module, frame.parent, frame.depth});
+      continue;
+    }
+    const auto& list = edges_[frame.module];
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      if (it->kind == LoadKind::Delay || it->kind == LoadKind::Runtime) continue;
+      stack.push_back({it->to, module.name, frame.depth + 1});
+    }
+  }
+  for (std::size_t index : seen) {
+    for (const MissingExport& missing : closure_.modules[index].missing_exports) {
+      if (members.count(missing.needed_by)) missing_exports.emplace_back(index, missing.function);
+    }
+  }
+  const Module& root_module = closure_.modules[root];
+  if (root_module.resolution.failure != Failure::None) failed.insert(failed.begin(), {root, root_module.needed_by.front(), 0});
+  std::stable_sort(failed.begin(), failed.end(), [](const Failed& a, const Failed& b) { return a.depth > b.depth; });
+  for (const Failed& f : failed) {
+    if (closure_.modules[f.module].resolution.failure == Failure::NotFound) {
+      outcome.missing.push_back({closure_.modules[f.module].name, f.needed_by});
+    }
+  }
+  if (!failed.empty()) {
+    const Failed& cause = failed.front();
+    const Module& module = closure_.modules[cause.module];
+    outcome.ok = false;
+    if (module.resolution.failure == Failure::NotFound) {
+      outcome.error = 126;
+      outcome.reason = fmt::format("{} was not found (needed by {})", module.name, cause.needed_by);
+    } else {
+      outcome.error = 193;
+      outcome.reason = fmt::format("{} at {} cannot be loaded into this process (needed by {})", module.name,
+                                   module.resolution.path.value_or("?"), cause.needed_by);
+    }
+  } else if (!missing_exports.empty()) {
+    const Module& module = closure_.modules[missing_exports.front().first];
+    outcome.ok = false;
+    outcome.error = 127;
+    outcome.reason = fmt::format("{} does not export {}", module.name, missing_exports.front().second);
+  }
+  return outcome;
+}
+
+}  // namespace
+
+Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver, const rules::RuleData& rules,
+                              env::FileSystem& files, const env::Environment& environment) {
+  Closure closure;
+  Builder builder(resolver, rules, files, environment, closure);
+  auto added = builder.add_program(request);
+  if (!added) return added.error();
+  if (!closure.modules.empty() && closure.modules[0].resolution.failure == Failure::None) {
+    closure.startup = builder.outcome_from(0, fmt::format("start-up of {}", closure.modules[0].name));
+  }
+  builder.expand_late_loads();
+  builder.apply_settings(request.settings);
+  for (const std::string& path : request.preload) builder.add_preload(path);
+  for (const LoadCall& call : request.loads) {
+    builder.add_load(call);
+    builder.expand_late_loads();
+  }
+  if (closure.loads.empty()) {
+    closure.outcome = closure.startup.value_or(Outcome{});
+  } else {
+    // With LoadLibrary calls, the question is whether they succeed: the first failing one, else the last.
+    auto failing = std::find_if(closure.loads.begin(), closure.loads.end(), [](const Outcome& o) { return !o.ok; });
+    closure.outcome = failing != closure.loads.end() ? *failing : closure.loads.back();
+  }
+  closure.process_machine = closure.process.machine;
+  return closure;
+}
+
+}  // namespace dlldoctor::graph

@@ -1,0 +1,284 @@
+#include "dlldoctor/report/closure_report.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace dlldoctor::report {
+namespace {
+
+using graph::Module;
+using resolve::Failure;
+
+Json optional_text(const std::optional<std::string>& text) { return text ? Json(*text) : Json(nullptr); }
+
+Json folder_json(const env::FolderRef& folder) {
+  return Json{{"host", folder.host.empty() ? Json(nullptr) : Json(folder.host)},
+              {"windows", optional_text(folder.windows)},
+              {"exists", folder.exists}};
+}
+
+const char* status_name(Failure failure) {
+  switch (failure) {
+    case Failure::None: return "ok";
+    case Failure::NotFound: return "not_found";
+    case Failure::BadImage: return "bad_image";
+  }
+  return "?";
+}
+
+Json outcome_json(const graph::Outcome& outcome) {
+  Json missing = Json::array();
+  for (const auto& m : outcome.missing) missing.push_back({{"dll", m.dll}, {"needed_by", m.needed_by}});
+  return Json{{"request", outcome.request},
+              {"status", outcome.ok ? "ok" : "fails"},
+              {"error", outcome.error ? Json(*outcome.error) : Json(nullptr)},
+              {"reason", outcome.reason.empty() ? Json(nullptr) : Json(outcome.reason)},
+              {"missing", std::move(missing)}};
+}
+
+std::optional<std::uint16_t> module_machine(const Module& module) {
+  if (module.resolution.image) return module.resolution.image->machine;
+  for (const auto& c : module.resolution.candidates) {
+    if (c.path == module.resolution.path.value_or("") && c.machine) return c.machine;
+  }
+  return std::nullopt;
+}
+
+std::optional<pe::Version> module_version(const Module& module) {
+  if (module.resolution.image) return module.resolution.image->file_version;
+  return std::nullopt;
+}
+
+Json module_json(const Module& module) {
+  const auto& r = module.resolution;
+  Json candidates = Json::array();
+  Json shadowed = Json::array();
+  for (const auto& c : r.candidates) {
+    candidates.push_back({{"step", std::string(resolve::step_name(c.step))},
+                          {"path", c.assumed ? Json(nullptr) : Json(c.path)},
+                          {"windows_path", optional_text(c.windows_path)},
+                          {"machine", c.machine ? Json(pe::machine_name(*c.machine)) : Json(nullptr)},
+                          {"file_version", c.file_version ? Json(c.file_version->to_string()) : Json(nullptr)},
+                          {"verdict", std::string(resolve::verdict_name(c.verdict))},
+                          {"assumed", c.assumed},
+                          {"problem", c.problem.empty() ? Json(nullptr) : Json(c.problem)}});
+    if (c.verdict == resolve::Verdict::Shadowed) shadowed.push_back(c.assumed ? Json(*c.windows_path) : Json(c.path));
+  }
+  Json missing = Json::array();
+  for (const auto& m : module.missing_exports) {
+    missing.push_back({{"function", m.function}, {"needed_by", m.needed_by}, {"detail", m.detail}});
+  }
+  Json searched = Json::array();
+  for (const auto& s : r.searched) {
+    Json folder = folder_json(s.folder);
+    folder["step"] = std::string(resolve::step_name(s.step));
+    searched.push_back(std::move(folder));
+  }
+  const auto machine = module_machine(module);
+  const auto version = module_version(module);
+  return Json{{"name", module.name},
+              {"status", status_name(r.failure)},
+              {"path", optional_text(r.path)},
+              {"windows_path", optional_text(r.windows_path)},
+              {"found_by", r.failure == Failure::NotFound && r.found_by != resolve::SearchStep::ApiSet
+                               ? Json(nullptr)
+                               : Json(std::string(resolve::step_name(r.found_by)))},
+              {"load", std::string(graph::load_kind_name(module.load))},
+              {"needed_by", module.needed_by},
+              {"machine", machine ? Json(pe::machine_name(*machine)) : Json(nullptr)},
+              {"file_version", version ? Json(version->to_string()) : Json(nullptr)},
+              {"assumed", r.assumed},
+              {"api_set_host", optional_text(r.api_set_host)},
+              {"family", optional_text(module.family)},
+              {"candidates", std::move(candidates)},
+              {"shadowed", std::move(shadowed)},
+              {"missing_exports", std::move(missing)},
+              {"searched", std::move(searched)}};
+}
+
+}  // namespace
+
+Json closure_to_json(const ReportInput& input) {
+  const env::Environment& environment = *input.environment;
+  const graph::Closure& closure = *input.closure;
+  const graph::ClosureRequest& request = *input.request;
+
+  Json loads = Json::array();
+  for (std::size_t i = 0; i < request.loads.size(); ++i) {
+    Json flag_names = Json::array();
+    for (const auto& name : resolve::load_flag_names(request.loads[i].flags)) flag_names.push_back(name);
+    loads.push_back({{"name", request.loads[i].name},
+                     {"flags", fmt::format("0x{:x}", request.loads[i].flags)},
+                     {"flag_names", std::move(flag_names)},
+                     {"outcome", i < closure.loads.size() ? outcome_json(closure.loads[i]) : Json(nullptr)}});
+  }
+  Json request_json = {{"kind", request.loads.empty() ? "startup" : "load"},
+                       {"program", request.program},
+                       {"program_is_host", request.program_is_host},
+                       {"profile", input.profile.empty() ? Json(nullptr) : Json(input.profile)},
+                       {"preload", request.preload},
+                       {"loads", std::move(loads)},
+                       {"wrong_machine_policy", input.policy == resolve::WrongMachinePolicy::Fail ? "fail" : "skip"}};
+
+  Json path = Json::array();
+  for (const auto& entry : environment.path) {
+    Json item = folder_json(entry.folder);
+    item["entry"] = entry.text;
+    item["note"] = entry.note.empty() ? Json(nullptr) : Json(entry.note);
+    path.push_back(std::move(item));
+  }
+  Json order = Json::array();
+  for (const auto& folder : input.search_order) {
+    Json item = folder_json(folder.folder);
+    item["step"] = std::string(resolve::step_name(folder.step));
+    order.push_back(std::move(item));
+  }
+  Json user_dirs = Json::array();
+  for (const auto& folder : request.settings.user_dirs) user_dirs.push_back(folder_json(folder));
+  std::vector<std::string> assumptions = environment.notes;
+  assumptions.push_back(input.policy == resolve::WrongMachinePolicy::Fail
+                            ? "a wrong-machine or unloadable file found first fails the load with error 193, as "
+                              "Microsoft documents (Dependencies and Wine skip it instead: --wrong-machine skip)"
+                            : "a wrong-machine or unloadable file is skipped and the search goes on, as Dependencies "
+                              "and Wine do (Microsoft documents error 193: --wrong-machine fail)");
+  assumptions.push_back("64-bit Windows: a 32-bit process searches SysWOW64 in place of System32");
+  for (const auto& note : closure.notes) assumptions.push_back(note);
+
+  Json environment_json = {
+      {"source", environment.source},
+      {"sysroot", optional_text(environment.sysroot)},
+      {"app_dir", folder_json(closure.process.app_dir)},
+      {"system32", folder_json(environment.system32)},
+      {"syswow64", folder_json(environment.syswow64)},
+      {"system16", folder_json(environment.system16)},
+      {"windows", folder_json(environment.windows)},
+      {"cwd", folder_json(environment.cwd)},
+      {"path", std::move(path)},
+      {"safe_dll_search_mode", environment.safe_dll_search_mode},
+      {"known_dlls", {{"source", environment.known_dlls_source}, {"names", environment.known_dlls}}},
+      {"api_sets", {{"source", environment.api_sets.source()}, {"count", environment.api_sets.size()}}},
+      {"dll_directory", request.settings.dll_directory ? folder_json(*request.settings.dll_directory) : Json(nullptr)},
+      {"user_dirs", std::move(user_dirs)},
+      {"default_dirs", request.settings.default_dirs ? Json(fmt::format("0x{:x}", *request.settings.default_dirs))
+                                                     : Json(nullptr)},
+      {"search_order", std::move(order)},
+      {"assumptions", std::move(assumptions)},
+  };
+
+  Json modules = Json::array();
+  for (const Module& module : closure.modules) modules.push_back(module_json(module));
+
+  return Json{{"schema", kReportSchema},
+              {"tool_version", input.tool_version},
+              {"request", std::move(request_json)},
+              {"environment", std::move(environment_json)},
+              {"process", {{"machine", pe::machine_name(closure.process_machine)}}},
+              {"modules", std::move(modules)},
+              {"outcome", outcome_json(closure.outcome)},
+              {"findings", Json::array()}};
+}
+
+namespace {
+
+class TreeWriter {
+ public:
+  TreeWriter(std::string& out, const graph::Closure& closure, const TextStyle& style)
+      : out_(out), closure_(closure), style_(style) {}
+
+  void write(std::size_t index, const std::string& prefix, bool last, bool top) {
+    const Module& module = closure_.modules[index];
+    const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
+    const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
+    const bool repeat = printed_.count(index) > 0;
+    // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
+    if (repeat && module.resolution.failure == Failure::None && is_system(module)) return;
+    out_ += prefix + branch + describe(module);
+    if (repeat) {
+      out_ += " (see above)\n";
+      return;
+    }
+    printed_.insert(index);
+    out_ += '\n';
+    const std::string detail_prefix = child_prefix + (module.children.empty() ? "   " : "│  ");
+    for (const auto& c : module.resolution.candidates) {
+      if (c.verdict == resolve::Verdict::Chosen) continue;
+      out_ += fmt::format("{}  {} {}{}{} [{}]\n", detail_prefix,
+                          c.verdict == resolve::Verdict::Shadowed ? "shadows" : "skipped",
+                          c.assumed ? c.windows_path.value_or("") : c.path,
+                          c.file_version ? " " + c.file_version->to_string() : std::string(),
+                          c.verdict == resolve::Verdict::WrongMachine
+                              ? fmt::format(" ({}: wrong machine)", c.machine ? pe::machine_name(*c.machine) : "?")
+                              : (c.verdict == resolve::Verdict::NotLoadable ? " (" + c.problem + ")" : std::string()),
+                          resolve::step_name(c.step));
+    }
+    for (const auto& m : module.missing_exports) {
+      out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true),
+                          m.function, m.needed_by, m.detail);
+    }
+    for (std::size_t i = 0; i < module.children.size(); ++i) {
+      write(module.children[i], child_prefix, i + 1 == module.children.size(), false);
+    }
+  }
+
+ private:
+  std::string paint(const std::string& text, bool bad) const {
+    if (!style_.color) return text;
+    return (bad ? "\x1b[31m" : "\x1b[32m") + text + "\x1b[0m";
+  }
+
+  static bool is_system(const Module& module) {
+    const auto step = module.resolution.found_by;
+    return module.resolution.assumed || step == resolve::SearchStep::KnownDll ||
+           step == resolve::SearchStep::ApiSet || step == resolve::SearchStep::System32;
+  }
+
+  std::string describe(const Module& module) const {
+    const auto& r = module.resolution;
+    std::string kind = module.load == graph::LoadKind::Static || module.is_root
+                           ? ""
+                           : fmt::format(" ({})", graph::load_kind_name(module.load));
+    if (r.api_set_host) return fmt::format("{} -> {} [api_set]{}", module.name, *r.api_set_host, kind);
+    if (r.failure == Failure::NotFound) return paint(module.name + " NOT FOUND", true) + kind;
+    if (r.failure == Failure::BadImage) {
+      return paint(module.name + " CANNOT LOAD", true) + fmt::format(" {} [{}]{}", r.path.value_or(""),
+                                                                     resolve::step_name(r.found_by), kind);
+    }
+    const std::string where = r.assumed ? r.windows_path.value_or("") + " (assumed)" : r.path.value_or("");
+    const auto version = module.resolution.image ? module.resolution.image->file_version : std::nullopt;
+    return fmt::format("{}{} {} [{}]{}", module.name, version ? " " + version->to_string() : std::string(), where,
+                       resolve::step_name(r.found_by), kind);
+  }
+
+  std::string& out_;
+  const graph::Closure& closure_;
+  const TextStyle& style_;
+  std::set<std::size_t> printed_;
+};
+
+}  // namespace
+
+void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style) {
+  const graph::Closure& closure = *input.closure;
+  const graph::Outcome& outcome = closure.outcome;
+  if (outcome.ok) {
+    out += fmt::format("OK: {} succeeds\n", outcome.request);
+  } else {
+    out += fmt::format("FAILS: {}: {} (error {})\n", outcome.request, outcome.reason, outcome.error.value_or(0));
+  }
+  out += '\n';
+  TreeWriter tree(out, closure, style);
+  if (!closure.modules.empty()) tree.write(0, "", true, true);
+  // Modules no start-up import reaches: preloaded and LoadLibrary'd ones.
+  for (std::size_t i = 1; i < closure.modules.size(); ++i) {
+    if (closure.modules[i].depth == 0) {
+      out += '\n';
+      tree.write(i, "", true, true);
+    }
+  }
+  if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
+  for (const auto& note : input.environment->notes) out += "note: " + note + "\n";
+  for (const auto& note : closure.notes) out += "note: " + note + "\n";
+}
+
+}  // namespace dlldoctor::report

@@ -1,0 +1,311 @@
+#include "dlldoctor/resolve/resolver.hpp"
+
+#include <algorithm>
+
+#include "dlldoctor/env/system_names.hpp"
+#include "dlldoctor/pe/reader.hpp"
+
+namespace dlldoctor::resolve {
+
+std::string_view step_name(SearchStep step) {
+  switch (step) {
+    case SearchStep::Root: return "root";
+    case SearchStep::Explicit: return "explicit";
+    case SearchStep::Loaded: return "loaded";
+    case SearchStep::KnownDll: return "known_dll";
+    case SearchStep::ApiSet: return "api_set";
+    case SearchStep::Redirection: return "redirection";
+    case SearchStep::AppDir: return "app_dir";
+    case SearchStep::DllLoadDir: return "dll_load_dir";
+    case SearchStep::UserDir: return "user_dir";
+    case SearchStep::DllDirectory: return "dll_directory";
+    case SearchStep::System32: return "system32";
+    case SearchStep::System16: return "system16";
+    case SearchStep::Windows: return "windows";
+    case SearchStep::Cwd: return "cwd";
+    case SearchStep::Path: return "path";
+  }
+  return "?";
+}
+
+std::string_view verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Chosen: return "chosen";
+    case Verdict::Shadowed: return "shadowed";
+    case Verdict::WrongMachine: return "wrong_machine";
+    case Verdict::NotLoadable: return "not_loadable";
+  }
+  return "?";
+}
+
+std::shared_ptr<const Result<pe::Image>> ImageCache::get(const std::string& path) {
+  auto found = images_.find(path);
+  if (found != images_.end()) return found->second;
+  auto image = std::make_shared<const Result<pe::Image>>(pe::read_image_file(path));
+  images_.emplace(path, image);
+  return image;
+}
+
+bool machine_fits(std::uint16_t process, std::uint16_t dll) {
+  using namespace pe::machine;
+  if (process == dll) return true;
+  // ARM64X files carry both ARM64 and ARM64EC code; ARM64EC processes run x64 code too.
+  if (dll == kArm64X) return process == kArm64 || process == kArm64Ec || process == kAmd64;
+  if (process == kArm64Ec) return dll == kAmd64 || dll == kArm64Ec;
+  return false;
+}
+
+bool has_path(std::string_view name) { return name.find_first_of("\\/") != std::string_view::npos; }
+
+std::string base_name(std::string_view path) {
+  const auto slash = path.find_last_of("\\/");
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string normalize_dll_name(std::string_view name) {
+  std::string key = ascii_lower(name);
+  // LoadLibrary appends ".dll" to a name without an extension; a trailing dot means "no extension".
+  if (!key.empty() && key.back() == '.') {
+    key.pop_back();
+  } else if (key.find('.') == std::string::npos) {
+    key += ".dll";
+  }
+  return key;
+}
+
+const env::FolderRef& Resolver::system_folder(std::uint16_t process_machine) const {
+  // A 32-bit process on 64-bit Windows sees SysWOW64 as System32 (WOW64 file system redirection).
+  return process_machine == pe::machine::kI386 ? environment_.syswow64 : environment_.system32;
+}
+
+std::vector<SearchFolder> Resolver::search_order(const ProcessState& process, const SearchContext& context) const {
+  std::vector<SearchFolder> order;
+  const ProcessSettings& settings = process.settings;
+  std::uint32_t search = context.flags & load_flags::kSearchMask;
+  const bool altered = (context.flags & load_flags::kAlteredSearchPath) && context.dll_load_dir;
+  // SetDefaultDllDirectories applies to every call that names no search flags of its own.
+  if (search == 0 && !altered && settings.default_dirs) search = *settings.default_dirs;
+
+  if (search != 0) {
+    if (search & load_flags::kSearchDefaultDirs) {
+      search |= load_flags::kSearchApplicationDir | load_flags::kSearchUserDirs | load_flags::kSearchSystem32;
+    }
+    if ((search & load_flags::kSearchDllLoadDir) && context.dll_load_dir) {
+      order.push_back({SearchStep::DllLoadDir, *context.dll_load_dir});
+    }
+    if (search & load_flags::kSearchApplicationDir) order.push_back({SearchStep::AppDir, process.app_dir});
+    if (search & load_flags::kSearchUserDirs) {
+      for (const auto& folder : settings.user_dirs) order.push_back({SearchStep::UserDir, folder});
+      if (settings.dll_directory) order.push_back({SearchStep::DllDirectory, *settings.dll_directory});
+    }
+    if (search & load_flags::kSearchSystem32) order.push_back({SearchStep::System32, system_folder(process.machine)});
+    return order;
+  }
+
+  // The standard order (DOMAIN.md §1 steps 7-12); altered search path puts the DLL's folder in place of
+  // the program's; SetDllDirectory puts its folder in place of the current one; SafeDllSearchMode off
+  // moves the current folder up to second place.
+  if (altered) {
+    order.push_back({SearchStep::DllLoadDir, *context.dll_load_dir});
+  } else {
+    order.push_back({SearchStep::AppDir, process.app_dir});
+  }
+  const bool cwd_early = !environment_.safe_dll_search_mode && !settings.dll_directory;
+  if (settings.dll_directory) order.push_back({SearchStep::DllDirectory, *settings.dll_directory});
+  if (cwd_early) order.push_back({SearchStep::Cwd, environment_.cwd});
+  order.push_back({SearchStep::System32, system_folder(process.machine)});
+  order.push_back({SearchStep::System16, environment_.system16});
+  order.push_back({SearchStep::Windows, environment_.windows});
+  if (!cwd_early && !settings.dll_directory) order.push_back({SearchStep::Cwd, environment_.cwd});
+  for (const auto& entry : environment_.path) {
+    // A quoted entry names a folder whose name starts with a quote: it never exists.
+    if (!entry.text.empty() && entry.text.front() == '"') continue;
+    order.push_back({SearchStep::Path, entry.folder});
+  }
+  return order;
+}
+
+Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_t process_machine,
+                          std::shared_ptr<const pe::Image>& image) {
+  Candidate candidate;
+  candidate.step = step;
+  candidate.path = path;
+  candidate.windows_path = env::windows_path_of(environment_, path);
+  auto read = images_.get(path);
+  if (!read->ok()) {
+    candidate.verdict = Verdict::NotLoadable;
+    candidate.problem = read->error().message;
+    return candidate;
+  }
+  const pe::Image& read_image = read->value();
+  candidate.machine = read_image.machine;
+  candidate.file_version = read_image.file_version;
+  candidate.verdict = machine_fits(process_machine, read_image.machine) ? Verdict::Shadowed : Verdict::WrongMachine;
+  // Aliasing constructor: the image lives as long as the cached Result that owns it.
+  image = std::shared_ptr<const pe::Image>(read, &read_image);
+  return candidate;
+}
+
+namespace {
+
+// Marks the first usable candidate as chosen, or, under the documented policy, fails on a wrong-machine
+// or unloadable file met before any usable one.
+void choose(Resolution& resolution, WrongMachinePolicy policy, std::vector<std::shared_ptr<const pe::Image>>& images) {
+  for (std::size_t i = 0; i < resolution.candidates.size(); ++i) {
+    Candidate& candidate = resolution.candidates[i];
+    if (candidate.verdict == Verdict::WrongMachine || candidate.verdict == Verdict::NotLoadable) {
+      if (policy == WrongMachinePolicy::Fail) {
+        resolution.failure = Failure::BadImage;
+        resolution.found_by = candidate.step;
+        resolution.path = candidate.path;
+        resolution.windows_path = candidate.windows_path;
+        return;
+      }
+      continue;
+    }
+    candidate.verdict = Verdict::Chosen;
+    resolution.found_by = candidate.step;
+    resolution.assumed = candidate.assumed;
+    if (candidate.assumed) {
+      resolution.windows_path = candidate.windows_path;
+    } else {
+      resolution.path = candidate.path;
+      resolution.windows_path = candidate.windows_path;
+      resolution.image = images[i];
+    }
+    return;
+  }
+  resolution.failure = Failure::NotFound;
+}
+
+}  // namespace
+
+void Resolver::resolve_path(std::string_view name, const ProcessState& process, Resolution& resolution) {
+  std::vector<std::shared_ptr<const pe::Image>> images;
+  auto add = [&](SearchStep step, const std::string& path) {
+    std::shared_ptr<const pe::Image> image;
+    resolution.candidates.push_back(probe(step, path, process.machine, image));
+    images.push_back(std::move(image));
+  };
+  const std::string file = base_name(name);
+  // app.exe.local as a file: the program's folder is tried first even for a full path.
+  if (!process.exe_has_manifest && files_.find_file(process.app_dir.host, process.exe_name + ".local")) {
+    if (auto redirected = files_.find_file(process.app_dir.host, file)) add(SearchStep::Redirection, *redirected);
+  }
+  const env::FolderRef folder = env::resolve_folder(environment_, std::string_view(name).substr(0, name.size() - file.size()), files_);
+  resolution.searched.push_back({SearchStep::Explicit, folder});
+  if (folder.exists) {
+    if (auto found = files_.find_file(folder.host, file)) {
+      auto loaded = process.loaded.find(normalize_dll_name(file));
+      if (loaded != process.loaded.end() && loaded->second == *found) {
+        resolution.found_by = SearchStep::Loaded;
+        resolution.path = *found;
+        resolution.windows_path = env::windows_path_of(environment_, *found);
+        add(SearchStep::Loaded, *found);
+        resolution.candidates.back().verdict = Verdict::Chosen;
+        resolution.image = images.back();
+        return;
+      }
+      add(SearchStep::Explicit, *found);
+    }
+  }
+  choose(resolution, policy_, images);
+}
+
+Resolution Resolver::resolve(std::string_view name, const ProcessState& process, const SearchContext& context,
+                             std::string_view importer) {
+  Resolution resolution;
+  resolution.requested = std::string(name);
+  if (has_path(name)) {
+    resolve_path(name, process, resolution);
+    return resolution;
+  }
+  const std::string key = normalize_dll_name(name);
+
+  if (env::ApiSetSchema::is_api_set_name(key)) {
+    resolution.found_by = SearchStep::ApiSet;
+    resolution.api_set_host = environment_.api_sets.resolve(key, importer);
+    if (!resolution.api_set_host) resolution.failure = Failure::NotFound;
+    return resolution;
+  }
+
+  std::vector<std::shared_ptr<const pe::Image>> images;
+  auto add = [&](SearchStep step, const std::string& path) {
+    std::shared_ptr<const pe::Image> image;
+    resolution.candidates.push_back(probe(step, path, process.machine, image));
+    images.push_back(std::move(image));
+  };
+  auto add_assumed = [&](SearchStep step) {
+    Candidate candidate;
+    candidate.step = step;
+    candidate.assumed = true;
+    candidate.windows_path = *system_folder(process.machine).windows + "\\" + key;
+    candidate.machine = process.machine;
+    resolution.candidates.push_back(std::move(candidate));
+    images.emplace_back();
+  };
+
+  const bool known = std::find(environment_.known_dlls.begin(), environment_.known_dlls.end(), key) !=
+                     environment_.known_dlls.end();
+  const env::FolderRef& system32 = system_folder(process.machine);
+
+  // Steps that decide before any folder is searched. Their winner is recorded first; the folder
+  // candidates found afterwards are the copies it shadows.
+  std::optional<std::size_t> decided;
+  const std::string local_folder = process.exe_name + ".local";
+  if (!known && !process.exe_has_manifest) {
+    if (auto redirect = files_.find_folder(process.app_dir.host, local_folder)) {
+      resolution.searched.push_back({SearchStep::Redirection, env::FolderRef{*redirect, std::nullopt, true}});
+      if (auto found = files_.find_file(*redirect, key)) {
+        add(SearchStep::Redirection, *found);
+        decided = resolution.candidates.size() - 1;
+      }
+    }
+  }
+  auto loaded = process.loaded.find(key);
+  if (!decided && loaded != process.loaded.end()) {
+    add(SearchStep::Loaded, loaded->second);
+    decided = resolution.candidates.size() - 1;
+  } else if (!decided && known) {
+    if (environment_.assume_system_dlls) {
+      add_assumed(SearchStep::KnownDll);
+      decided = resolution.candidates.size() - 1;
+    } else if (auto found = files_.find_file(system32.host, key)) {
+      add(SearchStep::KnownDll, *found);
+      decided = resolution.candidates.size() - 1;
+    }
+  }
+
+  for (const SearchFolder& folder : search_order(process, context)) {
+    resolution.searched.push_back(folder);
+    if (folder.step == SearchStep::System32 && environment_.assume_system_dlls && env::is_stock_system_dll(key) &&
+        !decided) {
+      add_assumed(SearchStep::System32);
+      continue;
+    }
+    if (!folder.folder.exists) continue;
+    if (auto found = files_.find_file(folder.folder.host, key)) {
+      // One file reached twice (a folder on PATH that is also the program's folder) is one candidate.
+      const bool seen = std::any_of(resolution.candidates.begin(), resolution.candidates.end(),
+                                    [&](const Candidate& c) { return c.path == *found; });
+      if (!seen) add(folder.step, *found);
+    }
+  }
+
+  if (decided) {
+    Candidate& winner = resolution.candidates[*decided];
+    // The loaded module and KnownDLLs are taken as they are: the loader does not re-check them.
+    winner.verdict = Verdict::Chosen;
+    resolution.found_by = winner.step;
+    resolution.assumed = winner.assumed;
+    resolution.path = winner.assumed ? std::nullopt : std::optional<std::string>(winner.path);
+    resolution.windows_path = winner.windows_path;
+    resolution.image = images[*decided];
+    // Copies reached later keep their "shadowed" or "wrong machine" verdict.
+    return resolution;
+  }
+  choose(resolution, policy_, images);
+  return resolution;
+}
+
+}  // namespace dlldoctor::resolve

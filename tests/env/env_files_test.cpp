@@ -1,0 +1,249 @@
+// Readers of the Windows environment against real files: Wine's API set schema (when Wine is installed)
+// and the registry hives built from fixtures/registry/*.reg.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/env/api_set.hpp"
+#include "dlldoctor/env/registry_hive.hpp"
+
+using dlldoctor::BoundedReader;
+using dlldoctor::env::ApiSetSchema;
+using dlldoctor::env::RegistryHive;
+using dlldoctor::env::RegistryValue;
+namespace reg_type = dlldoctor::env::reg_type;
+
+namespace {
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+std::vector<std::uint8_t> slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+// Empty when the fixtures are not built (DLLDOCTOR_BUILD_FIXTURES=OFF): those tests then skip.
+const std::string kRegistryDir = DLLDOCTOR_REGISTRY_FIXTURES_DIR;
+
+bool have_registry_fixtures() {
+  if (kRegistryDir.empty()) {
+    MESSAGE("skipped: registry fixtures are not built (DLLDOCTOR_BUILD_FIXTURES=OFF)");
+    return false;
+  }
+  return true;
+}
+
+RegistryHive open_hive(const std::string& name) {
+  auto hive = RegistryHive::open(kRegistryDir + "/" + name);
+  REQUIRE_MESSAGE(hive.ok(), (hive.ok() ? "" : hive.error().message));
+  return hive.value();
+}
+
+std::map<std::string, RegistryValue> values_of(const RegistryHive& hive, const std::string& path) {
+  auto key = hive.find_key(path);
+  REQUIRE_MESSAGE(key.ok(), (key.ok() ? "" : key.error().message));
+  REQUIRE_MESSAGE(key->has_value(), path);
+  auto values = hive.values(**key);
+  REQUIRE_MESSAGE(values.ok(), (values.ok() ? "" : values.error().message));
+  std::map<std::string, RegistryValue> out;
+  for (auto& v : *values) out.emplace(v.name, v);
+  return out;
+}
+
+const char* const kSessionManager = "ControlSet001\\Control\\Session Manager";
+
+// system.reg's machine PATH, as written (not expanded).
+const std::string kMachinePath =
+    "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin;C:\\Program Files\\NVIDIA GPU Computing "
+    "Toolkit\\CUDA\\v12.4\\libnvvp;%SystemRoot%\\system32;%SystemRoot%;%SystemRoot%\\System32\\Wbem;%SYSTEMROOT%"
+    "\\System32\\WindowsPowerShell\\v1.0\\;%SYSTEMROOT%\\System32\\OpenSSH\\;C:\\Program Files (x86)\\NVIDIA "
+    "Corporation\\PhysX\\Common;C:\\Program Files\\NVIDIA Corporation\\NVIDIA NvDLISR;C:\\Program Files\\NVIDIA "
+    "Corporation\\Nsight Compute 2024.1.0\\;C:\\Program Files\\Git\\cmd;C:\\Program Files\\dotnet\\;C:\\Program "
+    "Files\\Microsoft SQL Server\\150\\Tools\\Binn\\;C:\\Program Files\\Microsoft SQL Server\\Client "
+    "SDK\\ODBC\\170\\Tools\\Binn\\;C:\\Program Files\\CMake\\bin;C:\\Program Files\\Eclipse "
+    "Adoptium\\jdk-17.0.10.7-hotspot\\bin;C:\\Program Files\\Docker\\Docker\\resources\\bin;C:\\Program "
+    "Files\\nodejs\\;C:\\ProgramData\\chocolatey\\bin;C:\\Program Files\\PowerShell\\7\\;C:\\Program Files "
+    "(x86)\\Windows Kits\\10\\Windows Performance Toolkit\\;C:\\Program Files\\Microsoft VS Code\\bin;C:\\Program "
+    "Files\\MATLAB\\R2023b\\bin;C:\\Program Files\\MATLAB\\R2023b\\runtime\\win64;C:\\Program "
+    "Files\\Intel\\oneAPI\\compiler\\2024.0\\bin;C:\\Program Files\\Intel\\oneAPI\\mkl\\2024.0\\bin;C:\\Program "
+    "Files\\7-Zip;C:\\Program Files\\Tesseract-OCR;C:\\Program Files\\NVIDIA\\CUDNN\\v8.9\\bin;C:\\tools\\ffmpeg\\bin;"
+    "C:\\Strawberry\\c\\bin;C:\\Strawberry\\perl\\site\\bin;C:\\Strawberry\\perl\\bin;C:\\Program "
+    "Files\\Amazon\\AWSCLIV2\\;C:\\Program Files\\Google\\Cloud SDK\\google-cloud-sdk\\bin;C:\\Program "
+    "Files\\LLVM\\bin";
+
+void check_text(const std::map<std::string, RegistryValue>& values, const std::string& name, std::uint32_t type,
+                const std::string& text) {
+  CAPTURE(name);
+  auto it = values.find(name);
+  REQUIRE(it != values.end());
+  CHECK(it->second.type == type);
+  CHECK(it->second.text() == text);
+}
+
+void check_dword(const std::map<std::string, RegistryValue>& values, const std::string& name,
+                 std::uint64_t number) {
+  CAPTURE(name);
+  auto it = values.find(name);
+  REQUIRE(it != values.end());
+  CHECK(it->second.type == reg_type::kDword);
+  CHECK(it->second.number() == number);
+}
+
+}  // namespace
+
+TEST_CASE("Wine's API set schema") {
+  const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
+  if (!exists(path)) {
+    MESSAGE("skipped: " << path << " is absent (install wine64)");
+    return;
+  }
+  auto schema = ApiSetSchema::from_file(path);
+  REQUIRE_MESSAGE(schema.ok(), (schema.ok() ? "" : schema.error().message));
+  CHECK(schema->source() == path);
+  // Wine 8.0's schema, read independently (a Python walk over the .apiset section) while writing this test.
+  CHECK(schema->size() == 504);
+  CHECK(schema->resolve("api-ms-win-core-synch-l1-2-0.dll") == "kernelbase.dll");  // schema lists ...-l1-2-1
+  CHECK(schema->resolve("api-ms-win-crt-runtime-l1-1-0.dll") == "ucrtbase.dll");
+  CHECK(schema->resolve("api-ms-win-core-rtlsupport-l1-2-0.dll") == "ntdll.dll");
+  CHECK(schema->resolve("api-ms-win-core-processthreads-l1-1-0.dll") == "kernel32.dll");
+  CHECK(schema->resolve("api-ms-win-core-com-l1-1-0.dll") == "combase.dll");
+  CHECK(schema->resolve("api-ms-win-core-winrt-robuffer-l1-1-0.dll") == "wintypes.dll");
+  CHECK(schema->resolve("ext-ms-win-ntuser-window-l1-1-4.dll") == "user32.dll");
+  CHECK(schema->resolve("EXT-MS-WIN-GDI-DC-L1-2-0") == "gdi32.dll");
+  CHECK_FALSE(schema->resolve("api-ms-win-deprecated-apis-legacy-l1-1-0.dll"));  // listed without a host
+  CHECK_FALSE(schema->resolve("ext-ms-win-no-such-set-l1-1-0.dll"));
+  CHECK_FALSE(schema->resolve("kernel32.dll"));
+}
+
+TEST_CASE("a PE without an .apiset section is not a schema") {
+  const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
+  const std::string kernel32 = path.substr(0, path.rfind('/')) + "/kernel32.dll";
+  if (!exists(kernel32)) {
+    MESSAGE("skipped: " << kernel32 << " is absent (install wine64)");
+    return;
+  }
+  CHECK_FALSE(ApiSetSchema::from_file(kernel32).ok());
+  CHECK_FALSE(ApiSetSchema::from_file(kernel32 + ".missing").ok());
+}
+
+TEST_CASE("the SYSTEM fixture reads back as system.reg wrote it") {
+  if (!have_registry_fixtures()) return;
+  const RegistryHive hive = open_hive("SYSTEM");
+  CHECK(*hive.current_control_set() == "ControlSet001");
+
+  const auto select = values_of(hive, "Select");
+  CHECK(select.size() == 4);
+  check_dword(select, "Current", 1);
+  check_dword(select, "Default", 1);
+  check_dword(select, "Failed", 0);
+  check_dword(select, "LastKnownGood", 1);
+
+  const auto session = values_of(hive, kSessionManager);
+  CHECK(session.size() == 4);
+  check_dword(session, "CriticalSectionTimeout", 0x278d00);
+  check_dword(session, "GlobalFlag", 0);
+  CHECK(session.at("BootExecute").strings() == std::vector<std::string>{"autocheck autochk *"});
+  CHECK(session.at("ObjectDirectories").strings() == std::vector<std::string>{"\\Windows", "\\RPC Control"});
+  CHECK(session.count("SafeDllSearchMode") == 0);
+
+  const std::map<std::string, std::string> known{
+      {"_wow64", "wow64.dll"},       {"_wow64cpu", "wow64cpu.dll"}, {"_wow64win", "wow64win.dll"},
+      {"advapi32", "advapi32.dll"},  {"clbcatq", "clbcatq.dll"},    {"combase", "combase.dll"},
+      {"COMDLG32", "COMDLG32.dll"},  {"coml2", "coml2.dll"},        {"DifxApi", "difxapi.dll"},
+      {"gdi32", "gdi32.dll"},        {"gdiplus", "gdiplus.dll"},    {"IMAGEHLP", "IMAGEHLP.dll"},
+      {"IMM32", "IMM32.dll"},        {"kernel32", "kernel32.dll"},  {"MSCTF", "MSCTF.dll"},
+      {"MSVCRT", "MSVCRT.dll"},      {"NORMALIZ", "NORMALIZ.dll"},  {"NSI", "NSI.dll"},
+      {"ole32", "ole32.dll"},        {"OLEAUT32", "OLEAUT32.dll"},  {"PSAPI", "PSAPI.DLL"},
+      {"rpcrt4", "rpcrt4.dll"},      {"sechost", "sechost.dll"},    {"Setupapi", "Setupapi.dll"},
+      {"SHCORE", "SHCORE.dll"},      {"SHELL32", "SHELL32.dll"},    {"SHLWAPI", "SHLWAPI.dll"},
+      {"user32", "user32.dll"},      {"WLDAP32", "WLDAP32.dll"},    {"WS2_32", "WS2_32.dll"},
+  };
+  const auto known_dlls = values_of(hive, std::string(kSessionManager) + "\\KnownDLLs");
+  CHECK(known_dlls.size() == known.size() + 2);
+  for (const auto& [name, dll] : known) check_text(known_dlls, name, reg_type::kSz, dll);
+  check_text(known_dlls, "DllDirectory", reg_type::kExpandSz, "%SystemRoot%\\system32");
+  check_text(known_dlls, "DllDirectory32", reg_type::kExpandSz, "%SystemRoot%\\syswow64");
+
+  const auto env = values_of(hive, std::string("controlset001\\CONTROL\\session manager") + "\\Environment");
+  CHECK(env.size() == 10);
+  check_text(env, "ComSpec", reg_type::kExpandSz, "%SystemRoot%\\system32\\cmd.exe");
+  check_text(env, "CUDA_PATH", reg_type::kSz, "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4");
+  check_text(env, "CUDA_PATH_V12_4", reg_type::kSz, "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4");
+  check_text(env, "NUMBER_OF_PROCESSORS", reg_type::kSz, "16");
+  check_text(env, "OS", reg_type::kSz, "Windows_NT");
+  check_text(env, "PROCESSOR_ARCHITECTURE", reg_type::kSz, "AMD64");
+  check_text(env, "TEMP", reg_type::kExpandSz, "%SystemRoot%\\TEMP");
+  check_text(env, "TMP", reg_type::kExpandSz, "%SystemRoot%\\TEMP");
+  check_text(env, "windir", reg_type::kExpandSz, "%SystemRoot%");
+  check_text(env, "Path", reg_type::kExpandSz, kMachinePath);
+  CHECK(kMachinePath.size() > 1024);  // past what setx keeps
+
+  const std::string expanded =
+      dlldoctor::env::expand_environment_strings(*env.at("Path").text(), {{"SystemRoot", "C:\\WINDOWS"}});
+  CHECK(expanded.find("%") == std::string::npos);
+  CHECK(expanded.find(";C:\\WINDOWS\\system32;C:\\WINDOWS;C:\\WINDOWS\\System32\\Wbem;") != std::string::npos);
+}
+
+TEST_CASE("the SafeDllSearchMode variant turns it off") {
+  if (!have_registry_fixtures()) return;
+  const RegistryHive hive = open_hive("SYSTEM-SafeDllSearchMode0");
+  const auto session = values_of(hive, kSessionManager);
+  check_dword(session, "SafeDllSearchMode", 0);
+  CHECK(values_of(hive, std::string(kSessionManager) + "\\KnownDLLs").size() == 32);
+}
+
+TEST_CASE("the NTUSER.DAT fixture reads back as ntuser.reg wrote it") {
+  if (!have_registry_fixtures()) return;
+  const RegistryHive hive = open_hive("NTUSER.DAT");
+  const auto env = values_of(hive, "Environment");
+  CHECK(env.size() == 4);
+  check_text(env, "OneDrive", reg_type::kExpandSz, "C:\\Users\\Zo\xc3\xab\\OneDrive");
+  check_text(env, "Path", reg_type::kExpandSz,
+             "%USERPROFILE%\\AppData\\Local\\Microsoft\\WindowsApps;C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\12.4;"
+             "%USERPROFILE%\\AppData\\Local\\Programs\\Python\\Python312\\Scripts\\;"
+             "%USERPROFILE%\\AppData\\Local\\Programs\\Python\\Python312\\");
+  check_text(env, "TEMP", reg_type::kExpandSz, "%USERPROFILE%\\AppData\\Local\\Temp");
+  check_text(env, "TMP", reg_type::kExpandSz, "%USERPROFILE%\\AppData\\Local\\Temp");
+}
+
+TEST_CASE("truncated and corrupted copies of the SYSTEM fixture give errors, not crashes") {
+  if (!have_registry_fixtures()) return;
+  const auto good = slurp(kRegistryDir + "/SYSTEM");
+  REQUIRE(good.size() > 8192);
+
+  for (std::size_t length = 0; length < good.size(); length += 512) {
+    CAPTURE(length);
+    CHECK_FALSE(RegistryHive::from_bytes(BoundedReader(good.data(), length)).ok());
+  }
+
+  // Every 4th byte of the hive bins overwritten with 0xff bytes: walking the paths dlldoctor uses must
+  // return (an error or a value), whatever the damage hits.
+  std::size_t failures = 0;
+  for (std::size_t at = 4096; at < good.size(); at += 4) {
+    auto bytes = good;
+    for (std::size_t i = 0; i < 4; ++i) bytes[at + i] = 0xff;
+    auto hive = RegistryHive::from_bytes(BoundedReader(bytes.data(), bytes.size()));
+    if (!hive.ok()) {
+      ++failures;
+      continue;
+    }
+    for (const char* path : {"Select", "ControlSet001\\Control\\Session Manager\\KnownDLLs",
+                             "ControlSet001\\Control\\Session Manager\\Environment"}) {
+      auto key = hive->find_key(path);
+      if (!key.ok()) {
+        ++failures;
+        continue;
+      }
+      if (!key->has_value()) continue;
+      auto values = hive->values(**key);
+      if (!values.ok()) ++failures;
+      (void)hive->subkey_names(**key);
+    }
+  }
+  CHECK(failures > 0);  // some of the damage must have been noticed
+}
