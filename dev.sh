@@ -14,6 +14,7 @@ packages=(
   gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 binutils-mingw-w64-i686
   clang-14 lld-14 llvm-14 libclang-rt-14-dev
   wine64
+  libwin-hivex-perl
 )
 
 install_missing() {

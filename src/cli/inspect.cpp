@@ -31,7 +31,10 @@ int run_inspect(const InspectOptions& options) {
     if (options.format == "json") {
       documents.push_back(report::image_to_json(path, *image));
     } else {
+      // Written file by file, so memory does not grow with the number of files.
       report::append_image_text(text, path, *image);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      text.clear();
     }
   }
   if (options.format == "json") {

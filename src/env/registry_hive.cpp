@@ -12,15 +12,15 @@ namespace {
 
 constexpr std::uint64_t kBaseBlockSize = 4096;  // the header; hive bins follow it
 constexpr std::uint32_t kNoCell = 0xffffffff;
-constexpr std::uint16_t kKeyCompressedName = 0x0020;   // nk: name is Latin-1, not UTF-16
+constexpr std::uint16_t kKeyCompressedName = 0x0020;    // nk: name is Latin-1, not UTF-16
 constexpr std::uint16_t kValueCompressedName = 0x0001;  // vk: likewise
 constexpr std::uint32_t kResidentData = 0x80000000;     // vk: data lives in the data-offset field
 constexpr std::uint32_t kBigDataSegment = 16344;        // bytes per db segment (format 1.4+)
 constexpr std::uint32_t kMaxNameBytes = 32767;          // far above Windows' 255/16,383-character limits
 
 // Offsets inside an nk cell's data.
-constexpr std::uint64_t kNkFlags = 2, kNkSubkeyCount = 20, kNkSubkeyList = 28, kNkValueCount = 36,
-                        kNkValueList = 40, kNkNameLength = 72, kNkName = 76;
+constexpr std::uint64_t kNkFlags = 2, kNkSubkeyCount = 20, kNkSubkeyList = 28, kNkValueCount = 36, kNkValueList = 40,
+                        kNkNameLength = 72, kNkName = 76;
 // Offsets inside a vk cell's data.
 constexpr std::uint64_t kVkNameLength = 2, kVkDataSize = 4, kVkDataOffset = 8, kVkType = 12, kVkFlags = 16,
                         kVkName = 20;
@@ -135,8 +135,8 @@ Result<RegistryHive> RegistryHive::from_bytes(const BoundedReader& bytes, const 
   const std::uint32_t bins_size = *bytes.u32(40);
   auto bins = bytes.sub(kBaseBlockSize, bins_size);
   if (!bins)
-    return Error{fmt::format("registry hive: truncated (header promises {} bytes of hive bins, file has {})",
-                             bins_size, bytes.size() - kBaseBlockSize)};
+    return Error{fmt::format("registry hive: truncated (header promises {} bytes of hive bins, file has {})", bins_size,
+                             bytes.size() - kBaseBlockSize)};
   if (!has_signature(*bins, "hb")) return Error{"registry hive: no hbin at the start of the hive bins"};
 
   RegistryHive hive;
@@ -359,8 +359,7 @@ Result<std::vector<RegistryValue>> RegistryHive::values(Key key) const {
     // Many vk cells may share one data cell: bound what the key costs as a whole, not per value.
     total += value->data.size();
     if (total > limits_.max_key_value_bytes)
-      return Error{fmt::format("key '{}': values exceed {} bytes together", node->name,
-                               limits_.max_key_value_bytes)};
+      return Error{fmt::format("key '{}': values exceed {} bytes together", node->name, limits_.max_key_value_bytes)};
     out.push_back(std::move(value.value()));
   }
   return out;

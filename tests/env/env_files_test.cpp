@@ -27,12 +27,12 @@ std::vector<std::uint8_t> slurp(const std::string& path) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-// Empty when the fixtures are not built (DLLDOCTOR_BUILD_FIXTURES=OFF): those tests then skip.
+// Empty when fixtures/registry is not part of the build: those tests then skip.
 const std::string kRegistryDir = DLLDOCTOR_REGISTRY_FIXTURES_DIR;
 
 bool have_registry_fixtures() {
   if (kRegistryDir.empty()) {
-    MESSAGE("skipped: registry fixtures are not built (DLLDOCTOR_BUILD_FIXTURES=OFF)");
+    MESSAGE("skipped: the registry fixtures are not built (fixtures/registry is not in the build)");
     return false;
   }
   return true;
@@ -85,8 +85,7 @@ void check_text(const std::map<std::string, RegistryValue>& values, const std::s
   CHECK(it->second.text() == text);
 }
 
-void check_dword(const std::map<std::string, RegistryValue>& values, const std::string& name,
-                 std::uint64_t number) {
+void check_dword(const std::map<std::string, RegistryValue>& values, const std::string& name, std::uint64_t number) {
   CAPTURE(name);
   auto it = values.find(name);
   REQUIRE(it != values.end());
@@ -152,16 +151,16 @@ TEST_CASE("the SYSTEM fixture reads back as system.reg wrote it") {
   CHECK(session.count("SafeDllSearchMode") == 0);
 
   const std::map<std::string, std::string> known{
-      {"_wow64", "wow64.dll"},       {"_wow64cpu", "wow64cpu.dll"}, {"_wow64win", "wow64win.dll"},
-      {"advapi32", "advapi32.dll"},  {"clbcatq", "clbcatq.dll"},    {"combase", "combase.dll"},
-      {"COMDLG32", "COMDLG32.dll"},  {"coml2", "coml2.dll"},        {"DifxApi", "difxapi.dll"},
-      {"gdi32", "gdi32.dll"},        {"gdiplus", "gdiplus.dll"},    {"IMAGEHLP", "IMAGEHLP.dll"},
-      {"IMM32", "IMM32.dll"},        {"kernel32", "kernel32.dll"},  {"MSCTF", "MSCTF.dll"},
-      {"MSVCRT", "MSVCRT.dll"},      {"NORMALIZ", "NORMALIZ.dll"},  {"NSI", "NSI.dll"},
-      {"ole32", "ole32.dll"},        {"OLEAUT32", "OLEAUT32.dll"},  {"PSAPI", "PSAPI.DLL"},
-      {"rpcrt4", "rpcrt4.dll"},      {"sechost", "sechost.dll"},    {"Setupapi", "Setupapi.dll"},
-      {"SHCORE", "SHCORE.dll"},      {"SHELL32", "SHELL32.dll"},    {"SHLWAPI", "SHLWAPI.dll"},
-      {"user32", "user32.dll"},      {"WLDAP32", "WLDAP32.dll"},    {"WS2_32", "WS2_32.dll"},
+      {"_wow64", "wow64.dll"},      {"_wow64cpu", "wow64cpu.dll"}, {"_wow64win", "wow64win.dll"},
+      {"advapi32", "advapi32.dll"}, {"clbcatq", "clbcatq.dll"},    {"combase", "combase.dll"},
+      {"COMDLG32", "COMDLG32.dll"}, {"coml2", "coml2.dll"},        {"DifxApi", "difxapi.dll"},
+      {"gdi32", "gdi32.dll"},       {"gdiplus", "gdiplus.dll"},    {"IMAGEHLP", "IMAGEHLP.dll"},
+      {"IMM32", "IMM32.dll"},       {"kernel32", "kernel32.dll"},  {"MSCTF", "MSCTF.dll"},
+      {"MSVCRT", "MSVCRT.dll"},     {"NORMALIZ", "NORMALIZ.dll"},  {"NSI", "NSI.dll"},
+      {"ole32", "ole32.dll"},       {"OLEAUT32", "OLEAUT32.dll"},  {"PSAPI", "PSAPI.DLL"},
+      {"rpcrt4", "rpcrt4.dll"},     {"sechost", "sechost.dll"},    {"Setupapi", "Setupapi.dll"},
+      {"SHCORE", "SHCORE.dll"},     {"SHELL32", "SHELL32.dll"},    {"SHLWAPI", "SHLWAPI.dll"},
+      {"user32", "user32.dll"},     {"WLDAP32", "WLDAP32.dll"},    {"WS2_32", "WS2_32.dll"},
   };
   const auto known_dlls = values_of(hive, std::string(kSessionManager) + "\\KnownDLLs");
   CHECK(known_dlls.size() == known.size() + 2);

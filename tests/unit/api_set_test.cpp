@@ -1,10 +1,10 @@
+#include "dlldoctor/env/api_set.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "dlldoctor/env/api_set.hpp"
 
 using dlldoctor::BoundedReader;
 using dlldoctor::env::ApiSetSchema;

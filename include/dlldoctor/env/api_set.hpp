@@ -42,7 +42,7 @@ class ApiSetSchema {
 
  private:
   struct Entry {
-    std::string host;                             // empty: no host
+    std::string host;                                // empty: no host
     std::map<std::string, std::string> by_importer;  // lower-case importer name -> host
   };
 
