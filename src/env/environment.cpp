@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/env/registry_hive.hpp"
 #include "dlldoctor/env/system_names.hpp"
 
 namespace dlldoctor::env {
@@ -54,6 +56,60 @@ std::string with_dll_suffix(std::string name) {
   name = ascii_lower(name);
   if (name.find('.') == std::string::npos) name += ".dll";
   return name;
+}
+
+// What the SYSTEM hive of the mounted Windows says about DLL loading: KnownDLLs, SafeDllSearchMode and
+// the machine PATH (DOMAIN.md §1, §5). Fills only what the flags left open.
+struct SystemHiveFacts {
+  std::optional<std::vector<std::string>> known_dlls;
+  std::optional<bool> safe_dll_search_mode;
+  std::optional<std::string> machine_path;
+};
+
+Result<SystemHiveFacts> read_system_hive(const std::string& path) {
+  auto hive = RegistryHive::open(path);
+  if (!hive) return hive.error();
+  auto control_set = hive->current_control_set();
+  if (!control_set) return control_set.error();
+  SystemHiveFacts facts;
+  const std::string session_manager = *control_set + "\\Control\\Session Manager";
+  auto manager = hive->find_key(session_manager);
+  if (!manager) return manager.error();
+  if (!*manager) return facts;
+  auto safe_mode = hive->value(**manager, "SafeDllSearchMode");
+  if (!safe_mode) return safe_mode.error();
+  // Absent means on (the default since Windows XP SP2).
+  facts.safe_dll_search_mode = !*safe_mode || (*safe_mode)->number().value_or(1) != 0;
+  auto known = hive->find_key(**manager, "KnownDLLs");
+  if (!known) return known.error();
+  if (*known) {
+    auto values = hive->values(**known);
+    if (!values) return values.error();
+    std::vector<std::string> names;
+    for (const RegistryValue& value : *values) {
+      // DllDirectory and DllDirectory32 name folders, not DLLs.
+      if (ascii_lower(value.name).rfind("dlldirectory", 0) == 0) continue;
+      if (auto text = value.text()) names.push_back(ascii_lower(*text));
+    }
+    // The loader takes these two from the system whatever the list says.
+    for (const char* always : {"ntdll.dll", "kernelbase.dll"}) {
+      if (std::find(names.begin(), names.end(), always) == names.end()) names.emplace_back(always);
+    }
+    facts.known_dlls = std::move(names);
+  }
+  auto environment = hive->find_key(**manager, "Environment");
+  if (!environment) return environment.error();
+  if (*environment) {
+    auto path_value = hive->value(**environment, "Path");
+    if (!path_value) return path_value.error();
+    if (*path_value) {
+      if (auto text = (*path_value)->text()) {
+        facts.machine_path = expand_environment_strings(*text, {{"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"},
+                                                                 {"SystemDrive", "C:"}});
+      }
+    }
+  }
+  return facts;
 }
 
 }  // namespace
@@ -170,11 +226,33 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     }
   }
 
-  environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(true);
+  SystemHiveFacts hive;
+  if (environment.sysroot) {
+    const FolderRef config = resolve_folder(environment, "C:\\Windows\\System32\\config", files);
+    auto system_hive = config.exists ? files.find_file(config.host, "SYSTEM") : std::nullopt;
+    if (system_hive) {
+      auto facts = read_system_hive(*system_hive);
+      if (facts) {
+        hive = std::move(facts).value();
+        environment.machine_path = hive.machine_path;
+      } else {
+        environment.notes.push_back(fmt::format("{}: {}; registry settings not used", *system_hive,
+                                                facts.error().message));
+      }
+    } else {
+      environment.notes.push_back("no Windows\\System32\\config\\SYSTEM hive under --sysroot: KnownDLLs and "
+                                  "SafeDllSearchMode are Windows' defaults");
+    }
+  }
+
+  environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(hive.safe_dll_search_mode.value_or(true));
 
   if (flags.known_dlls) {
     for (const auto& name : *flags.known_dlls) environment.known_dlls.push_back(with_dll_suffix(name));
     environment.known_dlls_source = "--known-dlls";
+  } else if (hive.known_dlls) {
+    environment.known_dlls = *hive.known_dlls;
+    environment.known_dlls_source = "registry (Windows\\System32\\config\\SYSTEM)";
   } else {
     environment.known_dlls = default_known_dlls();
     environment.known_dlls_source = "built-in (Windows 10/11 x64)";

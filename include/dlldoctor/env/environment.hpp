@@ -40,6 +40,10 @@ struct Environment {
   // No Windows system to look at: stock Windows DLLs are taken as present in System32 and marked
   // "assumed" (env/system_names.hpp).
   bool assume_system_dlls = false;
+  // The PATH values stored in the registry (REG_EXPAND_SZ, expanded), when a hive could be read: a
+  // process started before they changed still has the old value (DOMAIN.md §5).
+  std::optional<std::string> machine_path;
+  std::optional<std::string> user_path;
   std::vector<std::string> notes;  // assumptions made and problems met while building this value
 };
 
