@@ -119,7 +119,7 @@ int run_explain(const ExplainOptions& options) {
 
   const auto policy =
       options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
-  resolve::ImageCache images;
+  pe::ImageCache images;
   resolve::Resolver resolver(*environment, files, images, policy);
   auto closure = graph::build_closure(request, resolver, *rule_data, files, *environment);
   if (!closure) return fail(closure.error().message);

@@ -38,14 +38,6 @@ std::string_view verdict_name(Verdict verdict) {
   return "?";
 }
 
-std::shared_ptr<const Result<pe::Image>> ImageCache::get(const std::string& path) {
-  auto found = images_.find(path);
-  if (found != images_.end()) return found->second;
-  auto image = std::make_shared<const Result<pe::Image>>(pe::read_image_file(path));
-  images_.emplace(path, image);
-  return image;
-}
-
 bool machine_fits(std::uint16_t process, std::uint16_t dll) {
   using namespace pe::machine;
   if (process == dll) return true;

@@ -10,7 +10,7 @@
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/image.hpp"
-#include "dlldoctor/resolve/image_cache.hpp"
+#include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/resolve/load_request.hpp"
 #include "dlldoctor/resolve/search_step.hpp"
 
@@ -61,7 +61,7 @@ struct Resolution {
 
 class Resolver {
  public:
-  Resolver(const env::Environment& environment, env::FileSystem& files, ImageCache& images,
+  Resolver(const env::Environment& environment, env::FileSystem& files, pe::ImageCache& images,
            WrongMachinePolicy policy)
       : environment_(environment), files_(files), images_(images), policy_(policy) {}
 
@@ -85,7 +85,7 @@ class Resolver {
 
   const env::Environment& environment_;
   env::FileSystem& files_;
-  ImageCache& images_;
+  pe::ImageCache& images_;
   WrongMachinePolicy policy_;
 };
 

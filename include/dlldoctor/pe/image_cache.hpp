@@ -7,14 +7,14 @@
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/pe/image.hpp"
 
-namespace dlldoctor::resolve {
+namespace dlldoctor::pe {
 
 class ImageCache {
  public:
-  std::shared_ptr<const Result<pe::Image>> get(const std::string& path);
+  std::shared_ptr<const Result<Image>> get(const std::string& path);
 
  private:
-  std::map<std::string, std::shared_ptr<const Result<pe::Image>>> images_;
+  std::map<std::string, std::shared_ptr<const Result<Image>>> images_;
 };
 
-}  // namespace dlldoctor::resolve
+}  // namespace dlldoctor::pe
