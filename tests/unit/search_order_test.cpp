@@ -26,7 +26,7 @@ env::FolderRef folder(const std::string& name) { return env::FolderRef{name, std
 struct Fixture {
   env::Environment environment;
   NoFiles files;
-  resolve::ImageCache images;
+  pe::ImageCache images;
   resolve::ProcessState process;
 
   Fixture() {
