@@ -9,47 +9,128 @@
 #include "dlldoctor/core/fs.hpp"
 
 namespace dlldoctor::rules {
+
+std::string_view severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "info";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string where(const std::string& file, const toml::source_region& region) {
   return fmt::format("{}:{}", file, region.begin.line);
 }
 
-Result<std::vector<std::string>> name_list(const toml::table& table, std::string_view key, const std::string& file,
-                                           bool required) {
-  std::vector<std::string> names;
-  const toml::node* node = table.get(key);
-  if (!node) {
-    if (required) return Error{fmt::format("{}: family has no '{}'", where(file, table.source()), key)};
-    return names;
-  }
-  const toml::array* array = node->as_array();
-  if (!array) return Error{fmt::format("{}: '{}' must be a list of DLL names", where(file, node->source()), key)};
-  for (const toml::node& item : *array) {
-    auto text = item.value<std::string>();
-    if (!text) return Error{fmt::format("{}: '{}' must hold strings", where(file, item.source()), key)};
-    names.push_back(ascii_lower(*text));
-  }
-  return names;
-}
+// Reading one file: every accessor reports the file and line of what is wrong.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, const std::string& file) : table_(table), file_(file) {}
 
-Result<Family> read_family(const toml::table& table, const std::string& file) {
+  std::string at() const { return where(file_, table_.source()); }
+
+  Result<std::string> text(std::string_view key, std::optional<std::string> fallback = std::nullopt) const {
+    const toml::node* node = table_.get(key);
+    if (!node) {
+      if (fallback) return *fallback;
+      return Error{fmt::format("{}: '{}' is missing", at(), key)};
+    }
+    auto value = node->value<std::string>();
+    if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file_, node->source()), key)};
+    return *value;
+  }
+
+  Result<bool> flag(std::string_view key, bool fallback) const {
+    const toml::node* node = table_.get(key);
+    if (!node) return fallback;
+    auto value = node->value<bool>();
+    if (!value) return Error{fmt::format("{}: '{}' must be true or false", where(file_, node->source()), key)};
+    return *value;
+  }
+
+  Result<std::vector<std::string>> texts(std::string_view key, bool required, bool lower) const {
+    std::vector<std::string> out;
+    const toml::node* node = table_.get(key);
+    if (!node) {
+      if (required) return Error{fmt::format("{}: '{}' is missing", at(), key)};
+      return out;
+    }
+    const toml::array* array = node->as_array();
+    if (!array) return Error{fmt::format("{}: '{}' must be a list of strings", where(file_, node->source()), key)};
+    for (const toml::node& item : *array) {
+      auto value = item.value<std::string>();
+      if (!value) return Error{fmt::format("{}: '{}' must hold strings", where(file_, item.source()), key)};
+      out.push_back(lower ? ascii_lower(*value) : *value);
+    }
+    return out;
+  }
+
+  // key = "text" or key.variant = "text" / key = [..] or key.variant = [..]
+  template <typename Value, typename Read>
+  Result<std::map<std::string, Value>> variants(std::string_view key, Read read) const {
+    std::map<std::string, Value> out;
+    const toml::node* node = table_.get(key);
+    if (!node) return Error{fmt::format("{}: '{}' is missing", at(), key)};
+    if (const toml::table* by_variant = node->as_table()) {
+      for (const auto& [name, value] : *by_variant) {
+        auto read_value = read(value, std::string(key) + "." + std::string(name.str()));
+        if (!read_value) return read_value.error();
+        out.emplace(std::string(name.str()), std::move(read_value).value());
+      }
+    } else {
+      auto read_value = read(*node, std::string(key));
+      if (!read_value) return read_value.error();
+      out.emplace("default", std::move(read_value).value());
+    }
+    return out;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  const toml::table& table_;
+  const std::string& file_;
+};
+
+Result<Family> read_family(const TableReader& in) {
   Family family;
-  family.source = where(file, table.source());
-  auto id = table["id"].value<std::string>();
-  auto name = table["name"].value<std::string>();
-  if (!id || !name) return Error{fmt::format("{}: a family needs 'id' and 'name' strings", family.source)};
+  family.source = in.at();
+  auto id = in.text("id");
+  auto name = in.text("name");
+  auto kind = in.text("kind");
+  auto generation = in.text("generation");
+  auto main = in.texts("main", true, true);
+  auto members = in.texts("members", true, true);
+  auto runtime = in.texts("runtime_loads", false, true);
+  auto places = in.texts("install_places", false, false);
+  auto install = in.text("install", std::string());
+  auto same = in.flag("same_version", false);
+  auto version_format = in.text("version_format", std::string("plain"));
+  for (const Error* error : {id.ok() ? nullptr : &id.error(), name.ok() ? nullptr : &name.error(),
+                             kind.ok() ? nullptr : &kind.error(), generation.ok() ? nullptr : &generation.error(),
+                             main.ok() ? nullptr : &main.error(), members.ok() ? nullptr : &members.error(),
+                             runtime.ok() ? nullptr : &runtime.error(), places.ok() ? nullptr : &places.error(),
+                             install.ok() ? nullptr : &install.error(), same.ok() ? nullptr : &same.error(),
+                             version_format.ok() ? nullptr : &version_format.error()}) {
+    if (error) return *error;
+  }
   family.id = *id;
   family.name = *name;
-  auto main = name_list(table, "main", file, true);
-  if (!main) return main.error();
-  auto members = name_list(table, "members", file, true);
-  if (!members) return members.error();
-  auto runtime = name_list(table, "runtime_loads", file, false);
-  if (!runtime) return runtime.error();
+  family.kind = *kind;
+  family.generation = *generation;
   family.main = std::move(main).value();
   family.members = std::move(members).value();
   family.runtime_loads = std::move(runtime).value();
+  family.install_places = std::move(places).value();
+  family.install = *install;
+  family.same_version = *same;
+  family.version_format = *version_format;
+  if (family.version_format != "plain" && family.version_format != "cudart") {
+    return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
+  }
   for (const auto& list : {family.main, family.runtime_loads}) {
     for (const auto& dll : list) {
       if (std::find(family.members.begin(), family.members.end(), dll) == family.members.end()) {
@@ -60,6 +141,82 @@ Result<Family> read_family(const toml::table& table, const std::string& file) {
   return family;
 }
 
+Result<FindingRule> read_finding(const TableReader& in) {
+  FindingRule rule;
+  rule.source = in.at();
+  auto id = in.text("id");
+  if (!id) return id.error();
+  auto mode = in.text("failure_mode");
+  if (!mode) return mode.error();
+  auto severity = in.text("severity");
+  if (!severity) return severity.error();
+  rule.id = *id;
+  rule.failure_mode = *mode;
+  if (*severity == "error") {
+    rule.severity = Severity::Error;
+  } else if (*severity == "warning") {
+    rule.severity = Severity::Warning;
+  } else if (*severity == "info") {
+    rule.severity = Severity::Info;
+  } else {
+    return Error{fmt::format("{}: severity must be error, warning or info", rule.source)};
+  }
+  const std::string& file = in.file();
+  auto messages = in.variants<std::string>("message", [&](const toml::node& node, const std::string& key) -> Result<std::string> {
+    auto value = node.value<std::string>();
+    if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file, node.source()), key)};
+    return *value;
+  });
+  if (!messages) return messages.error();
+  auto fixes = in.variants<std::vector<std::string>>(
+      "fix", [&](const toml::node& node, const std::string& key) -> Result<std::vector<std::string>> {
+        const toml::array* array = node.as_array();
+        if (!array) return Error{fmt::format("{}: '{}' must be a list of commands", where(file, node.source()), key)};
+        std::vector<std::string> lines;
+        for (const toml::node& item : *array) {
+          auto value = item.value<std::string>();
+          if (!value) return Error{fmt::format("{}: '{}' must hold strings", where(file, item.source()), key)};
+          lines.push_back(*value);
+        }
+        return lines;
+      });
+  if (!fixes) return fixes.error();
+  rule.messages = std::move(messages).value();
+  rule.fixes = std::move(fixes).value();
+  return rule;
+}
+
+Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
+  auto cuda = in.text("cuda");
+  if (!cuda) return cuda.error();
+  auto driver = in.text("driver");
+  if (!driver) return driver.error();
+  DriverMinimum minimum;
+  if (std::sscanf(cuda->c_str(), "%d.%d", &minimum.cuda_major, &minimum.cuda_minor) != 2) {
+    return Error{fmt::format("{}: cuda must be \"major.minor\"", in.at())};
+  }
+  minimum.driver = *driver;
+  return minimum;
+}
+
+// Each [[name]] table of the file through `read`, appended to `out`.
+template <typename T, typename Read>
+Result<bool> read_tables(const toml::table& root, std::string_view name, const std::string& file, std::vector<T>& out,
+                         Read read) {
+  const toml::node* node = root.get(name);
+  if (!node) return true;
+  const toml::array* array = node->as_array();
+  if (!array) return Error{fmt::format("{}: '{}' must be an array of tables ([[{}]])", where(file, node->source()), name, name)};
+  for (const toml::node& item : *array) {
+    const toml::table* table = item.as_table();
+    if (!table) return Error{fmt::format("{}: '{}' entries must be tables", where(file, item.source()), name)};
+    auto value = read(TableReader(*table, file));
+    if (!value) return value.error();
+    out.push_back(std::move(value).value());
+  }
+  return true;
+}
+
 Result<bool> read_file(const std::string& file, RuleData& data) {
   toml::table root;
   try {
@@ -67,18 +224,61 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   } catch (const toml::parse_error& e) {
     return Error{fmt::format("{}:{}: {}", file, e.source().begin.line, e.description())};
   }
-  if (const toml::node* families = root.get("family")) {
-    const toml::array* array = families->as_array();
-    if (!array) return Error{fmt::format("{}: 'family' must be an array of tables ([[family]])", where(file, families->source()))};
-    for (const toml::node& node : *array) {
-      const toml::table* table = node.as_table();
-      if (!table) return Error{fmt::format("{}: 'family' entries must be tables", where(file, node.source()))};
-      auto family = read_family(*table, file);
-      if (!family) return family.error();
-      data.families.push_back(std::move(family).value());
+  for (const auto& [key, node] : root) {
+    const std::string_view name = key.str();
+    if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver") {
+      return Error{fmt::format("{}: unknown section '{}'", where(file, node.source()), name)};
     }
   }
+  auto families = read_tables(root, "family", file, data.families, read_family);
+  if (!families) return families;
+  auto modes = read_tables(root, "failure_mode", file, data.failure_modes, [](const TableReader& in) -> Result<FailureMode> {
+    auto id = in.text("id");
+    auto title = in.text("title");
+    auto explanation = in.text("explanation");
+    auto seed = in.text("seed_section", std::string());
+    if (!id) return id.error();
+    if (!title) return title.error();
+    if (!explanation) return explanation.error();
+    if (!seed) return seed.error();
+    return FailureMode{*id, *seed, *title, *explanation};
+  });
+  if (!modes) return modes;
+  auto findings = read_tables(root, "finding", file, data.findings, read_finding);
+  if (!findings) return findings;
+  if (const toml::table* driver = root["driver"].as_table()) {
+    auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
+    if (!minimums) return minimums;
+  }
   data.files.push_back(file);
+  return true;
+}
+
+// What must hold across files: unique ids, one family per DLL name, findings naming known modes.
+Result<bool> validate(RuleData& data) {
+  std::map<std::string, std::string> family_of_dll;
+  std::map<std::string, std::string> family_ids;
+  for (const Family& family : data.families) {
+    if (!family_ids.emplace(family.id, family.source).second) {
+      return Error{fmt::format("{}: family '{}' is defined twice (also at {})", family.source, family.id, family_ids[family.id])};
+    }
+    for (const std::string& dll : family.members) {
+      auto [it, added] = family_of_dll.emplace(dll, family.id);
+      if (!added) return Error{fmt::format("{}: {} is already a member of family '{}'", family.source, dll, it->second)};
+    }
+  }
+  std::map<std::string, std::string> finding_ids;
+  for (const FindingRule& rule : data.findings) {
+    if (!finding_ids.emplace(rule.id, rule.source).second) {
+      return Error{fmt::format("{}: finding '{}' is defined twice", rule.source, rule.id)};
+    }
+    if (!data.failure_mode(rule.failure_mode)) {
+      return Error{fmt::format("{}: finding '{}' names unknown failure mode '{}'", rule.source, rule.id, rule.failure_mode)};
+    }
+  }
+  std::sort(data.driver_minimums.begin(), data.driver_minimums.end(), [](const DriverMinimum& a, const DriverMinimum& b) {
+    return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);
+  });
   return true;
 }
 
@@ -87,6 +287,27 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
 const Family* RuleData::family_of(const std::string& lower_name) const {
   for (const Family& family : families) {
     if (std::find(family.members.begin(), family.members.end(), lower_name) != family.members.end()) return &family;
+  }
+  return nullptr;
+}
+
+const Family* RuleData::family(const std::string& id) const {
+  for (const Family& f : families) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+const FailureMode* RuleData::failure_mode(const std::string& id) const {
+  for (const FailureMode& mode : failure_modes) {
+    if (mode.id == id) return &mode;
+  }
+  return nullptr;
+}
+
+const FindingRule* RuleData::finding(const std::string& id) const {
+  for (const FindingRule& rule : findings) {
+    if (rule.id == id) return &rule;
   }
   return nullptr;
 }
@@ -107,6 +328,8 @@ Result<RuleData> load_rules(const std::vector<std::string>& folders) {
       if (!read) return read.error();
     }
   }
+  auto valid = validate(data);
+  if (!valid) return valid.error();
   return data;
 }
 
@@ -114,7 +337,8 @@ std::optional<std::string> default_rules_folder(const std::string& argv0) {
   FsErrorCode ec;
   const fs::path exe = fs::canonical(fs::path(argv0), ec);
   if (!ec) {
-    for (const fs::path& candidate : {exe.parent_path() / "rules", exe.parent_path().parent_path() / "share" / "dlldoctor" / "rules"}) {
+    for (const fs::path& candidate :
+         {exe.parent_path() / "rules", exe.parent_path().parent_path() / "share" / "dlldoctor" / "rules"}) {
       if (fs::is_directory(candidate, ec)) return candidate.string();
     }
   }

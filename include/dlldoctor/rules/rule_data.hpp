@@ -1,35 +1,73 @@
 #pragma once
-// Knowledge kept as data in rules/*.toml (read with toml++): DLL families and what they load at run time.
+// Knowledge kept as data in rules/*.toml (read with toml++): DLL families, failure modes, what each
+// detector reports (message and fix templates), and the driver table. docs/rules-format.md describes it.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "dlldoctor/core/result.hpp"
+#include "dlldoctor/rules/finding.hpp"
 
 namespace dlldoctor::rules {
 
 struct Family {
-  std::string id;    // "cudnn9"
-  std::string name;  // "cuDNN 9"
+  std::string id;          // "cudnn9"
+  std::string name;        // "cuDNN 9"
+  std::string kind;        // "cudnn", "cuda", "msvc", "zlib", "driver"
+  std::string generation;  // "9", "12": the major version that names the DLLs
   std::vector<std::string> main;           // lower-case DLL names whose presence brings the family in
   std::vector<std::string> members;        // every lower-case DLL name of the family (main included)
   std::vector<std::string> runtime_loads;  // loaded by bare name at run time by a main DLL
-  std::string source;                      // file:line of the definition
+  std::vector<std::string> install_places;  // Windows folder patterns ('*' = one name) to look for copies
+  std::string install;                      // the command (or hint) that installs it
+  bool same_version = false;                // all members must carry one file version
+  std::string version_format = "plain";     // "cudart": CUDA version in the last part (12040 = 12.4)
+  std::string source;                       // file:line of the definition
+};
+
+struct FailureMode {
+  std::string id;
+  std::string seed_section;  // "5.1" for the modes of the user's write-up, empty otherwise
+  std::string title;
+  std::string explanation;
+};
+
+struct FindingRule {
+  std::string id;
+  std::string failure_mode;
+  Severity severity = Severity::Error;
+  std::map<std::string, std::string> messages;            // variant -> template
+  std::map<std::string, std::vector<std::string>> fixes;  // variant -> command templates
+  std::string source;
+};
+
+struct DriverMinimum {
+  int cuda_major = 0;
+  int cuda_minor = 0;
+  std::string driver;  // "551.61"
 };
 
 struct RuleData {
   std::vector<Family> families;
-  std::vector<std::string> files;  // the rule files read, in order
+  std::vector<FailureMode> failure_modes;
+  std::vector<FindingRule> findings;
+  std::vector<DriverMinimum> driver_minimums;  // ascending by CUDA version
+  std::vector<std::string> files;              // the rule files read, in order
 
   const Family* family_of(const std::string& lower_name) const;
+  const Family* family(const std::string& id) const;
+  const FailureMode* failure_mode(const std::string& id) const;
+  const FindingRule* finding(const std::string& id) const;
 };
 
-// Reads every *.toml file of each folder, in name order, folders in the order given. A malformed file
-// is an error naming the file and line.
+// Reads every *.toml file of each folder, in name order, folders in the order given; later files add to
+// (and may not redefine) what earlier ones defined. A malformed file is an error naming file and line.
 Result<RuleData> load_rules(const std::vector<std::string>& folders);
 
 // Where the rules shipped with dlldoctor are: next to the binary (rules/, ../share/dlldoctor/rules) or,
 // in a build tree, the source folder.
 std::optional<std::string> default_rules_folder(const std::string& argv0);
+
 
 }  // namespace dlldoctor::rules
