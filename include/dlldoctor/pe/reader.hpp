@@ -20,7 +20,9 @@ struct ReadParts {
 // (the largest Wine DLL exports ~2,500 functions; cuDNN imports a few hundred).
 struct ReadLimits {
   std::size_t max_import_dlls = 4096;
-  std::size_t max_import_functions = 1u << 20;  // over all DLLs of a file
+  // Over all DLLs of a file. Real programs import a few thousand functions at most; descriptors that share
+  // one thunk array can otherwise multiply a small file into millions of entries.
+  std::size_t max_import_functions = 1u << 16;
   std::size_t max_exports = 1u << 20;
   std::size_t max_name_length = 4096;
   std::size_t max_resource_entries = 4096;
