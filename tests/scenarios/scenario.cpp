@@ -1,0 +1,411 @@
+#include "scenarios/scenario.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <toml++/toml.h>
+
+namespace dlldoctor::test {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+namespace {
+
+[[noreturn]] void malformed(const fs::path& file, const std::string& what) {
+  throw std::runtime_error(file.string() + ": " + what);
+}
+
+std::string need_string(const fs::path& file, const toml::node& node, const std::string& key) {
+  if (const auto value = node.value<std::string>()) return *value;
+  malformed(file, key + " must be a string");
+}
+
+std::vector<std::string> string_list(const fs::path& file, const toml::node& node, const std::string& key) {
+  const auto* array = node.as_array();
+  if (!array) malformed(file, key + " must be an array of strings");
+  std::vector<std::string> out;
+  for (const auto& item : *array) out.push_back(need_string(file, item, key));
+  return out;
+}
+
+std::optional<std::string> opt_string(const fs::path& file, const toml::table& table, const std::string& key) {
+  if (const auto* node = table.get(key)) return need_string(file, *node, key);
+  return std::nullopt;
+}
+
+json to_json(const toml::node& node) {
+  if (const auto v = node.value_exact<bool>()) return *v;
+  if (const auto v = node.value_exact<int64_t>()) return *v;
+  if (const auto v = node.value_exact<double>()) return *v;
+  if (const auto v = node.value_exact<std::string>()) return *v;
+  if (const auto* array = node.as_array()) {
+    json out = json::array();
+    for (const auto& item : *array) out.push_back(to_json(item));
+    return out;
+  }
+  if (const auto* table = node.as_table()) {
+    json out = json::object();
+    for (const auto& [key, value] : *table) out[std::string(key.str())] = to_json(value);
+    return out;
+  }
+  return nullptr;
+}
+
+// "none" (or false) in a scenario file means JSON null: TOML has no null.
+json error_value(const fs::path& file, const toml::node& node) {
+  if (const auto v = node.value_exact<int64_t>()) return *v;
+  if (const auto v = node.value_exact<std::string>(); v && *v == "none") return nullptr;
+  malformed(file, "outcome.error must be a number or \"none\"");
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+std::string describe(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+std::set<std::string> sorted(const std::vector<std::string>& items) { return {items.begin(), items.end()}; }
+
+std::string join(const std::set<std::string>& items) {
+  std::string out = "[";
+  for (const auto& item : items) out += (out.size() > 1 ? ", " : "") + item;
+  return out + "]";
+}
+
+}  // namespace
+
+Scenario load_scenario(const fs::path& file) {
+  toml::table root;
+  try {
+    root = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    malformed(file, std::string("TOML error: ") + std::string(e.description()));
+  }
+  static const std::set<std::string> kKnownKeys = {"description", "wine", "files",   "run",
+                                                   "outcome",     "modules", "absent_modules", "json"};
+  for (const auto& [key, value] : root) {
+    (void)value;
+    if (!kKnownKeys.count(std::string(key.str()))) malformed(file, "unknown key " + std::string(key.str()));
+  }
+  Scenario s;
+  s.file = file;
+  s.name = file.stem().string();
+  s.description = opt_string(file, root, "description").value_or("");
+  if (s.description.empty()) malformed(file, "description is required: say what the scenario shows");
+  s.wine = root["wine"].value_or(false);
+
+  if (const auto* files = root["files"].as_table()) {
+    for (const auto& [key, value] : *files) {
+      ScenarioFile f;
+      f.dest = std::string(key.str());
+      if (const auto* table = value.as_table()) {
+        f.kind = ScenarioFile::Kind::kText;
+        const auto* text = table->get("text");
+        if (!text) malformed(file, "files." + f.dest + ": a table must be { text = \"...\" }");
+        f.source = need_string(file, *text, "files.*.text");
+      } else {
+        f.source = need_string(file, value, "files." + f.dest);
+        if (!f.dest.empty() && f.dest.back() == '/') {
+          f.kind = f.source.empty() ? ScenarioFile::Kind::kFolder : ScenarioFile::Kind::kFixtureSet;
+        }
+        else if (f.source.empty()) f.kind = ScenarioFile::Kind::kEmpty;
+      }
+      if (f.dest.empty() || f.dest.front() == '/' || f.dest.find("..") != std::string::npos)
+        malformed(file, "files: destination must be relative to {root}: " + f.dest);
+      s.files.push_back(std::move(f));
+    }
+  }
+
+  const auto* run = root["run"].as_table();
+  if (!run || !run->get("args")) malformed(file, "[run] args is required");
+  s.args = string_list(file, *run->get("args"), "run.args");
+  s.cwd = opt_string(file, *run, "cwd").value_or("");
+  if (const auto* exit = run->get("exit")) s.exit_code = static_cast<int>(exit->value_or<int64_t>(-1));
+
+  if (const auto* outcome = root["outcome"].as_table()) {
+    s.outcome_status = opt_string(file, *outcome, "status");
+    if (const auto* error = outcome->get("error")) s.outcome_error = error_value(file, *error);
+    s.reason_contains = opt_string(file, *outcome, "reason_contains");
+    if (const auto* missing = outcome->get("missing")) {
+      const auto* array = missing->as_array();
+      if (!array) malformed(file, "outcome.missing must be an array of {dll, needed_by}");
+      s.outcome_missing.emplace();
+      for (const auto& item : *array) {
+        const auto* t = item.as_table();
+        if (!t) malformed(file, "outcome.missing must be an array of {dll, needed_by}");
+        s.outcome_missing->emplace_back(opt_string(file, *t, "dll").value_or(""),
+                                        opt_string(file, *t, "needed_by").value_or(""));
+      }
+    }
+  }
+
+  if (const auto* modules = root["modules"].as_table()) {
+    static const std::set<std::string> kModuleKeys = {
+        "status",   "path",     "found_by", "machine",        "load",      "file_version", "api_set_host", "windows_path",
+        "assumed",  "shadowed", "verdicts",        "needed_by", "missing_exports"};
+    for (const auto& [key, value] : *modules) {
+      const auto* t = value.as_table();
+      if (!t) malformed(file, "modules." + std::string(key.str()) + " must be a table");
+      for (const auto& [k, v] : *t) {
+        (void)v;
+        if (!kModuleKeys.count(std::string(k.str())))
+          malformed(file, "modules." + std::string(key.str()) + ": unknown key " + std::string(k.str()));
+      }
+      ModuleExpectation m;
+      m.name = std::string(key.str());
+      m.status = opt_string(file, *t, "status");
+      m.path = opt_string(file, *t, "path");
+      m.found_by = opt_string(file, *t, "found_by");
+      m.load = opt_string(file, *t, "load");
+      m.machine = opt_string(file, *t, "machine");
+      m.file_version = opt_string(file, *t, "file_version");
+      m.api_set_host = opt_string(file, *t, "api_set_host");
+      m.windows_path = opt_string(file, *t, "windows_path");
+      if (const auto* a = t->get("assumed")) m.assumed = a->value_or(false);
+      if (const auto* v = t->get("shadowed")) m.shadowed = string_list(file, *v, "shadowed");
+      if (const auto* v = t->get("needed_by")) m.needed_by = string_list(file, *v, "needed_by");
+      if (const auto* v = t->get("missing_exports")) m.missing_exports = string_list(file, *v, "missing_exports");
+      if (const auto* v = t->get("verdicts")) {
+        const auto* vt = v->as_table();
+        if (!vt) malformed(file, "verdicts must be a table { \"path\" = \"verdict\" }");
+        for (const auto& [p, verdict] : *vt)
+          m.verdicts.emplace_back(std::string(p.str()), need_string(file, verdict, "verdicts"));
+      }
+      s.modules.push_back(std::move(m));
+    }
+  }
+  if (const auto* absent = root.get("absent_modules")) s.absent_modules = string_list(file, *absent, "absent_modules");
+  if (const auto* checks = root["json"].as_array()) {
+    for (const auto& item : *checks) {
+      const auto* t = item.as_table();
+      if (!t || !t->get("pointer") || !t->get("equals")) malformed(file, "[[json]] needs pointer and equals");
+      s.json_checks.push_back({need_string(file, *t->get("pointer"), "json.pointer"), to_json(*t->get("equals"))});
+    }
+  }
+  return s;
+}
+
+std::vector<Scenario> load_scenarios(const fs::path& folder) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::vector<Scenario> out;
+  for (const auto& f : files) out.push_back(load_scenario(f));
+  return out;
+}
+
+void build_tree(const Scenario& scenario, const fs::path& fixtures, const fs::path& root) {
+  fs::remove_all(root);
+  fs::create_directories(root);
+  for (const auto& f : scenario.files) {
+    const fs::path dest = root / f.dest;
+    if (f.kind == ScenarioFile::Kind::kFolder) {
+      fs::create_directories(dest);
+      continue;
+    }
+    if (f.kind == ScenarioFile::Kind::kFixtureSet) {
+      // Every fixture file of one folder whose name matches the pattern ('*' = any run of characters).
+      const fs::path pattern(f.source);
+      const fs::path folder = fixtures / pattern.parent_path();
+      const std::string name = pattern.filename().string();
+      const auto star = name.find('*');
+      const std::string head = name.substr(0, star), tail = star == std::string::npos ? "" : name.substr(star + 1);
+      fs::create_directories(dest);
+      int copied = 0;
+      for (const auto& entry : fs::directory_iterator(folder)) {
+        const std::string file = entry.path().filename().string();
+        const bool match = star == std::string::npos ? file == name
+                                                     : file.size() >= head.size() + tail.size() &&
+                                                           file.compare(0, head.size(), head) == 0 &&
+                                                           file.compare(file.size() - tail.size(), tail.size(), tail) == 0;
+        if (!match || !entry.is_regular_file()) continue;
+        fs::copy_file(entry.path(), dest / file, fs::copy_options::overwrite_existing);
+        ++copied;
+      }
+      if (copied == 0) throw std::runtime_error(scenario.file.string() + ": no fixture matches " + f.source);
+      continue;
+    }
+    fs::create_directories(dest.parent_path());
+    switch (f.kind) {
+      case ScenarioFile::Kind::kFixture: {
+        const fs::path source = fixtures / f.source;
+        if (!fs::is_regular_file(source))
+          throw std::runtime_error(scenario.file.string() + ": fixture " + source.string() + " does not exist");
+        fs::copy_file(source, dest, fs::copy_options::overwrite_existing);
+        break;
+      }
+      case ScenarioFile::Kind::kEmpty:
+      case ScenarioFile::Kind::kText: {
+        std::ofstream out(dest, std::ios::binary);
+        out << f.source;
+        break;
+      }
+      case ScenarioFile::Kind::kFolder:
+      case ScenarioFile::Kind::kFixtureSet:
+        break;
+    }
+  }
+}
+
+std::string expand(const std::string& text, const fs::path& root, const fs::path& fixtures) {
+  std::string out = text;
+  replace_all(out, "{root}", root.string());
+  replace_all(out, "{fixtures}", fixtures.string());
+  return out;
+}
+
+std::string relative_to_root(const std::string& host_path, const fs::path& root) {
+  const std::string prefix = root.string() + "/";
+  if (host_path.compare(0, prefix.size(), prefix) == 0) return host_path.substr(prefix.size());
+  return host_path;
+}
+
+const json* find_module(const json& report, const std::string& name) {
+  if (!report.contains("modules")) return nullptr;
+  for (const auto& m : report["modules"])
+    if (m.contains("name") && m["name"].is_string() && lower(m["name"].get<std::string>()) == lower(name)) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> check_report(const Scenario& s, const json& report, int exit_code, const fs::path& root) {
+  std::vector<std::string> failures;
+  const auto fail = [&](const std::string& line) { failures.push_back(line); };
+  const auto rel = [&](const json& value) -> std::string {
+    return value.is_string() ? relative_to_root(value.get<std::string>(), root) : describe(value);
+  };
+
+  if (s.exit_code && *s.exit_code != exit_code)
+    fail("exit code " + std::to_string(exit_code) + ", expected " + std::to_string(*s.exit_code));
+
+  const json& outcome = report.contains("outcome") ? report["outcome"] : json();
+  if (s.outcome_status && outcome.value("status", json()) != *s.outcome_status)
+    fail("outcome.status " + describe(outcome.value("status", json())) + ", expected " + *s.outcome_status);
+  if (s.outcome_error && outcome.value("error", json()) != *s.outcome_error)
+    fail("outcome.error " + describe(outcome.value("error", json())) + ", expected " + describe(*s.outcome_error));
+  if (s.reason_contains) {
+    const std::string reason = outcome.value("reason", json()).is_string() ? outcome["reason"].get<std::string>() : "";
+    if (reason.find(*s.reason_contains) == std::string::npos)
+      fail("outcome.reason \"" + reason + "\" does not contain \"" + *s.reason_contains + "\"");
+  }
+  if (s.outcome_missing) {
+    std::vector<std::pair<std::string, std::string>> got;
+    for (const auto& m : outcome.value("missing", json::array()))
+      got.emplace_back(lower(m.value("dll", "")), lower(m.value("needed_by", "")));
+    std::vector<std::pair<std::string, std::string>> want;
+    for (const auto& [dll, by] : *s.outcome_missing) want.emplace_back(lower(dll), lower(by));
+    if (got != want) {
+      std::string text;
+      for (const auto& [dll, by] : got) text += " " + dll + "<-" + by;
+      std::string expected;
+      for (const auto& [dll, by] : want) expected += " " + dll + "<-" + by;
+      fail("outcome.missing [" + text + " ], expected [" + expected + " ]");
+    }
+  }
+
+  for (const auto& m : s.modules) {
+    const json* got = find_module(report, m.name);
+    const std::string where = "module " + m.name + ": ";
+    if (!got) {
+      fail(where + "not in the report");
+      continue;
+    }
+    const auto check_field = [&](const char* key, const std::optional<std::string>& want) {
+      if (!want) return;
+      const json value = got->value(key, json());
+      const std::string shown = std::string(key) == "path" ? rel(value) : describe(value);
+      if (shown != *want) fail(where + key + " " + shown + ", expected " + *want);
+    };
+    check_field("status", m.status);
+    check_field("path", m.path);
+    check_field("found_by", m.found_by);
+    check_field("load", m.load);
+    check_field("machine", m.machine);
+    check_field("file_version", m.file_version);
+    check_field("api_set_host", m.api_set_host);
+    check_field("windows_path", m.windows_path);
+    if (m.assumed && got->value("assumed", json()) != *m.assumed)
+      fail(where + "assumed " + describe(got->value("assumed", json())) + ", expected " + (*m.assumed ? "true" : "false"));
+    if (m.shadowed) {
+      std::vector<std::string> paths;
+      for (const auto& p : got->value("shadowed", json::array())) paths.push_back(rel(p));
+      if (sorted(paths) != sorted(*m.shadowed))
+        fail(where + "shadowed " + join(sorted(paths)) + ", expected " + join(sorted(*m.shadowed)));
+    }
+    for (const auto& [path, verdict] : m.verdicts) {
+      std::string seen;
+      for (const auto& c : got->value("candidates", json::array())) {
+        const json p = c.value("path", json());
+        const json wp = c.value("windows_path", json());
+        if ((p.is_string() && rel(p) == path) || (wp.is_string() && wp.get<std::string>() == path))
+          seen = describe(c.value("verdict", json()));
+      }
+      if (seen.empty()) fail(where + "no candidate " + path);
+      else if (seen != verdict) fail(where + "candidate " + path + " verdict " + seen + ", expected " + verdict);
+    }
+    if (m.needed_by) {
+      std::set<std::string> have;
+      for (const auto& n : got->value("needed_by", json::array()))
+        if (n.is_string()) have.insert(lower(n.get<std::string>()));
+      for (const auto& n : *m.needed_by)
+        if (!have.count(lower(n))) fail(where + "not needed_by " + n + " (has " + join(have) + ")");
+    }
+    if (m.missing_exports) {
+      std::vector<std::string> names;
+      for (const auto& e : got->value("missing_exports", json::array())) names.push_back(describe(e.value("function", json())));
+      if (sorted(names) != sorted(*m.missing_exports))
+        fail(where + "missing_exports " + join(sorted(names)) + ", expected " + join(sorted(*m.missing_exports)));
+    }
+  }
+  for (const auto& name : s.absent_modules)
+    if (find_module(report, name)) fail("module " + name + " is in the report, expected absent");
+
+  for (const auto& check : s.json_checks) {
+    json want = check.equals;
+    if (want.is_string()) want = expand(want.get<std::string>(), root, {});
+    json::json_pointer pointer;
+    try {
+      pointer = json::json_pointer(check.pointer);
+    } catch (const json::exception& e) {
+      fail("json " + check.pointer + ": bad pointer (" + e.what() + ")");
+      continue;
+    }
+    if (!report.contains(pointer)) fail("json " + check.pointer + ": absent, expected " + want.dump());
+    else if (report.at(pointer) != want)
+      fail("json " + check.pointer + ": " + report.at(pointer).dump() + ", expected " + want.dump());
+  }
+  return failures;
+}
+
+std::vector<KnownFailure> load_known_failures(const fs::path& file) {
+  std::vector<KnownFailure> out;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::istringstream words(line);
+    KnownFailure k;
+    if (!(words >> k.name)) continue;
+    std::getline(words, k.reason);
+    const auto start = k.reason.find_first_not_of(" \t");
+    k.reason = start == std::string::npos ? "" : k.reason.substr(start);
+    if (k.reason.empty()) throw std::runtime_error(file.string() + ": " + k.name + " has no reason");
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace dlldoctor::test

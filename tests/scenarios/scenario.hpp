@@ -1,0 +1,89 @@
+#pragma once
+// Data-driven scenarios (tests/scenarios/*.toml): a folder tree built from the PE fixtures, the dlldoctor
+// arguments, and what the report must say. Shared by the scenario runner (the simulator against the
+// expectations written by a person) and the Wine runner (the simulator against Wine's real loader).
+// The file format is described in tests/scenarios/README.md.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dlldoctor::test {
+
+// One entry of [files]: what to put at `dest` (relative to {root}).
+struct ScenarioFile {
+  enum class Kind { kFixture, kEmpty, kText, kFolder, kFixtureSet };
+  std::string dest;
+  Kind kind = Kind::kFixture;
+  std::string source;  // fixture path (kFixture), a pattern like "x64/cudnn*64_9.dll" (kFixtureSet), or the text
+};
+
+// [modules."name"]: every key is optional; absent keys are not checked.
+struct ModuleExpectation {
+  std::string name;
+  std::optional<std::string> status, path, found_by, load, machine, file_version, api_set_host, windows_path;
+  std::optional<bool> assumed;
+  std::optional<std::vector<std::string>> shadowed;                        // exact set, relative to {root}
+  std::vector<std::pair<std::string, std::string>> verdicts;              // candidate path -> verdict
+  std::optional<std::vector<std::string>> missing_exports;                 // exact set of function names
+  std::optional<std::vector<std::string>> needed_by;                       // subset that must be present
+};
+
+// [[json]]: a free-form check on one value of the report, for what the typed keys do not cover.
+struct JsonExpectation {
+  std::string pointer;        // RFC 6901, e.g. "/environment/path/0/exists"
+  nlohmann::json equals;      // strings have {root} replaced
+};
+
+struct Scenario {
+  std::string name;  // the file's stem
+  std::filesystem::path file;
+  std::string description;
+  bool wine = false;
+  std::vector<ScenarioFile> files;
+  std::vector<std::string> args;  // dlldoctor arguments, placeholders not yet replaced
+  std::string cwd;                // process working folder, relative to {root} ("" = {root})
+  std::optional<int> exit_code;
+  // [outcome]
+  std::optional<std::string> outcome_status;
+  std::optional<nlohmann::json> outcome_error;  // a number, or null for "none"
+  std::optional<std::vector<std::pair<std::string, std::string>>> outcome_missing;  // (dll, needed_by), ordered
+  std::optional<std::string> reason_contains;
+  std::vector<ModuleExpectation> modules;
+  std::vector<std::string> absent_modules;  // names that must not appear in the report at all
+  std::vector<JsonExpectation> json_checks;
+};
+
+// Reads one scenario file; throws std::runtime_error with the file name on a malformed one.
+Scenario load_scenario(const std::filesystem::path& file);
+// Every *.toml in `folder`, sorted by name.
+std::vector<Scenario> load_scenarios(const std::filesystem::path& folder);
+
+// Builds the tree of `scenario` in a fresh `root` (removed first), copying fixture files (never links).
+void build_tree(const Scenario& scenario, const std::filesystem::path& fixtures, const std::filesystem::path& root);
+
+// {root} and {fixtures} replaced.
+std::string expand(const std::string& text, const std::filesystem::path& root, const std::filesystem::path& fixtures);
+
+// Compares a report with the scenario's expectations; one human-readable line per mismatch.
+std::vector<std::string> check_report(const Scenario& scenario, const nlohmann::json& report, int exit_code,
+                                      const std::filesystem::path& root);
+
+// A host path shown relative to root when it is inside it (what scenario files write).
+std::string relative_to_root(const std::string& host_path, const std::filesystem::path& root);
+
+// The module entry of `report` with this name (compared case-insensitively), or nullptr.
+const nlohmann::json* find_module(const nlohmann::json& report, const std::string& name);
+
+std::string lower(std::string text);
+
+// known_failures.txt: "<scenario name> <reason>" per line, '#' starts a comment.
+struct KnownFailure {
+  std::string name;
+  std::string reason;
+};
+std::vector<KnownFailure> load_known_failures(const std::filesystem::path& file);
+
+}  // namespace dlldoctor::test

@@ -1,0 +1,93 @@
+// Every tests/scenarios/*.toml run through the real CLI on a real folder tree (STYLE.md "Tests": each
+// search-order rule and failure mode has a scenario asserting the exact file chosen). Scenarios listed in
+// known_failures.txt are checked inverted: they must still fail, and one that starts passing fails the
+// test so the list stays true.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "scenarios/scenario.hpp"
+#include "support/run_process.hpp"
+
+namespace fs = std::filesystem;
+using dlldoctor::test::check_report;
+using dlldoctor::test::KnownFailure;
+using dlldoctor::test::run_process;
+using dlldoctor::test::Scenario;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kScenarios = DLLDOCTOR_SCENARIOS_DIR;
+const fs::path kFixtures = DLLDOCTOR_FIXTURES_DIR;
+const std::string kDlldoctor = DLLDOCTOR_BINARY;
+const fs::path kWork = DLLDOCTOR_SCENARIO_WORK_DIR;
+
+struct RunResult {
+  std::vector<std::string> failures;
+  std::string command;
+  std::string stderr_text;
+};
+
+RunResult run(const Scenario& s) {
+  RunResult r;
+  fs::create_directories(kWork);
+  // canonical: the report prints real paths, and the build folder may sit behind a symbolic link.
+  const fs::path root = fs::canonical(kWork) / s.name;
+  dlldoctor::test::build_tree(s, kFixtures, root);
+  std::vector<std::string> argv{kDlldoctor};
+  for (const auto& a : s.args) argv.push_back(dlldoctor::test::expand(a, root, kFixtures));
+  argv.insert(argv.end(), {"--format", "json"});
+  for (const auto& a : argv) r.command += (r.command.empty() ? "" : " ") + ("'" + a + "'");
+  const fs::path cwd = root / s.cwd;
+  fs::create_directories(cwd);
+  const auto result = run_process(argv, {}, cwd.string());
+  r.stderr_text = result.err;
+  json report;
+  try {
+    report = json::parse(result.out);
+  } catch (const json::exception& e) {
+    r.failures.push_back("exit code " + std::to_string(result.exit_code) + ", output is not JSON (" + e.what() +
+                         "); stderr: " + result.err);
+    return r;
+  }
+  r.failures = check_report(s, report, result.exit_code, root);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("scenarios: every entry of known_failures.txt names a scenario") {
+  std::set<std::string> names;
+  for (const auto& s : dlldoctor::test::load_scenarios(kScenarios)) names.insert(s.name);
+  for (const auto& k : dlldoctor::test::load_known_failures(kScenarios / "known_failures.txt"))
+    CHECK_MESSAGE(names.count(k.name), "known_failures.txt lists " << k.name << ", which is not a scenario");
+}
+
+TEST_CASE("scenarios: the simulator against tests/scenarios/*.toml") {
+  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  REQUIRE(!scenarios.empty());
+  std::map<std::string, std::string> known;
+  for (const auto& k : dlldoctor::test::load_known_failures(kScenarios / "known_failures.txt")) known[k.name] = k.reason;
+
+  for (const auto& s : scenarios) {
+    SUBCASE(s.name.c_str()) {
+      INFO("scenario " << s.name << ": " << s.description);
+      const RunResult r = run(s);
+      INFO("command: " << r.command);
+      const auto k = known.find(s.name);
+      if (k != known.end()) {
+        // A known failure must keep failing; when it passes the simulator was fixed.
+        CHECK_MESSAGE(!r.failures.empty(),
+                      s.name << " passes now: remove it from known_failures.txt (listed as: " << k->second << ")");
+        std::string shown;
+        for (const auto& f : r.failures) shown += "\n    " + f;
+        MESSAGE("known failure " << s.name << " (" << k->second << "):" << shown);
+      } else {
+        const std::string err = r.stderr_text.empty() ? "" : "\n  dlldoctor stderr: " + r.stderr_text;
+        for (const auto& f : r.failures) FAIL_CHECK(f << err);
+      }
+    }
+  }
+}
