@@ -15,6 +15,8 @@ inline constexpr int kExitFailure = 2;
 using Runner = std::function<int()>;
 
 Runner setup_inspect(CLI::App& app);
+// `dlldoctor sdk DIR`, and the top-level spelling `dlldoctor --sdk DIR` (main runs it when app.count("--sdk")).
+Runner setup_sdk(CLI::App& app);
 // The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`.
 Runner setup_explain(CLI::App& app, const std::string& argv0);
 

@@ -13,7 +13,9 @@
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
+#include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/rules/rule_engine.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -33,6 +35,7 @@ struct ExplainOptions {
   std::string format = "text";
   bool no_color = false;
   std::vector<std::string> rules;
+  std::vector<std::string> look_in;
   // environment
   std::string sysroot;
   std::vector<std::string> path;
@@ -124,16 +127,27 @@ int run_explain(const ExplainOptions& options) {
   auto closure = graph::build_closure(request, resolver, *rule_data, files, *environment);
   if (!closure) return fail(closure.error().message);
 
+  env::InventoryRequest wanted = rules::inventory_request(*closure, *rule_data);
+  resolve::ProcessState startup_process = closure->process;
+  startup_process.settings = {};
+  const std::vector<resolve::SearchFolder> search_order = resolver.search_order(startup_process, {});
+  for (const auto& folder : search_order) wanted.search_folders.push_back(folder.folder);
+  for (const auto& dir : options.look_in) wanted.look_in.push_back(env::resolve_folder(*environment, dir, files).host);
+  const env::Inventory inventory = env::build_inventory(*environment, wanted, files, images);
+  const rules::RuleOutput rule_output =
+      rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
+  for (const auto& problem : rule_output.problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
+
   report::ReportInput input;
   input.tool_version = DLLDOCTOR_VERSION;
   input.request = &request;
   input.profile = options.profile;
   input.policy = policy;
   input.environment = &*environment;
-  resolve::ProcessState startup_process = closure->process;
-  startup_process.settings = {};
-  input.search_order = resolver.search_order(startup_process, {});
+  input.search_order = search_order;
   input.closure = &*closure;
+  input.findings = &rule_output.findings;
+  input.rules = &*rule_data;
 
   std::string out;
   if (options.format == "json") {
@@ -144,7 +158,7 @@ int run_explain(const ExplainOptions& options) {
     report::append_closure_text(out, input, style);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return closure->outcome.ok ? kExitOk : kExitFindings;
+  return report::exit_status(input) == 0 ? kExitOk : kExitFindings;
 }
 
 }  // namespace
@@ -186,6 +200,8 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
   app.add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   app.add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   app.add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
+  app.add_option("--look-in", options->look_in,
+                 "A folder to search (recursively) for copies of DLLs that are not found (repeatable)");
   // --flags belongs to the --load before it; CLI11 keeps each option's values apart, so the command
   // line's order is read back from parse_order().
   return [options, &app, load, load_flags] {

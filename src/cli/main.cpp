@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("dlldoctor ") + DLLDOCTOR_VERSION);
   app.require_subcommand(0, 1);
   Runner inspect = setup_inspect(app);
+  Runner sdk = setup_sdk(app);
   Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
   app.footer(
       "Examples:\n"
@@ -22,5 +23,6 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitFailure;
   }
   if (app.got_subcommand("inspect")) return inspect();
+  if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();
 }

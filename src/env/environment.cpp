@@ -112,6 +112,21 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
   return facts;
 }
 
+// A folder next to `missing` whose name starts with the last part of `missing` (and is longer).
+std::optional<FolderRef> completion_of(const Environment& environment, const std::string& missing, FileSystem& files) {
+  const auto slash = missing.find_last_of("/\\");
+  if (slash == std::string::npos || slash + 1 >= missing.size()) return std::nullopt;
+  const std::string parent = missing.substr(0, slash == 0 ? 1 : slash);
+  const std::string stem = ascii_lower(missing.substr(slash + 1));
+  for (const std::string& name : files.folder_names(parent)) {
+    if (name.size() > stem.size() && ascii_lower(name).compare(0, stem.size(), stem) == 0) {
+      const std::string host = join_path(parent, name);
+      return FolderRef{host, windows_path_of(environment, host), true};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_windows_absolute(std::string_view text) {
@@ -218,6 +233,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
                        "never searched";
         } else if (!entry.folder.exists) {
           entry.note = entry.folder.host.empty() ? "a Windows path, and no --sysroot to map it" : "does not exist";
+          if (!entry.folder.host.empty()) entry.completion = completion_of(environment, entry.folder.host, files);
         }
       }
       environment.path.push_back(std::move(entry));

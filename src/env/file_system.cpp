@@ -1,5 +1,7 @@
 #include "dlldoctor/env/file_system.hpp"
 
+#include <fstream>
+
 #include "dlldoctor/core/fs.hpp"
 
 namespace dlldoctor::env {
@@ -52,6 +54,31 @@ std::optional<std::string> HostFileSystem::find_folder(const std::string& folder
 }
 
 bool HostFileSystem::folder_exists(const std::string& folder) { return list(folder).exists; }
+
+std::vector<std::string> HostFileSystem::file_names(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& [key, entry] : list(folder).by_key) {
+    if (!entry.is_folder) names.push_back(entry.name);
+  }
+  return names;
+}
+
+std::vector<std::string> HostFileSystem::folder_names(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& [key, entry] : list(folder).by_key) {
+    if (entry.is_folder) names.push_back(entry.name);
+  }
+  return names;
+}
+
+std::optional<std::string> HostFileSystem::read_small_file(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text(max_bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
 
 std::vector<std::string> HostFileSystem::unreadable_folders() const {
   std::vector<std::string> out;

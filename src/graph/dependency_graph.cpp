@@ -254,10 +254,17 @@ void Builder::add_load(const LoadCall& call) {
     context.dll_load_dir = env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
   }
   const std::string label = fmt::format("LoadLibraryExW(\"{}\", 0x{:x})", call.name, call.flags);
-  const std::size_t before = closure_.modules.size();
+  const std::string key =
+      resolve::normalize_dll_name(resolve::has_path(call.name) ? resolve::base_name(call.name) : call.name);
+  auto existing = index_.find(key);
+  const bool already_loaded =
+      existing != index_.end() && closure_.modules[existing->second].resolution.failure == Failure::None &&
+      (!resolve::has_path(call.name) || closure_.process.loaded.count(key));
   const std::size_t root = request(call.name, LoadKind::Dynamic, context, label, 0, std::nullopt);
-  (void)before;
-  closure_.loads.push_back(outcome_from(root, label));
+  Outcome outcome = outcome_from(root, label);
+  outcome.module = closure_.modules[root].name;
+  outcome.found_by = already_loaded ? resolve::SearchStep::Loaded : closure_.modules[root].resolution.found_by;
+  closure_.loads.push_back(std::move(outcome));
 }
 
 void Builder::expand_late_loads() {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 namespace dlldoctor::report {
@@ -34,7 +35,9 @@ Json outcome_json(const graph::Outcome& outcome) {
               {"status", outcome.ok ? "ok" : "fails"},
               {"error", outcome.error ? Json(*outcome.error) : Json(nullptr)},
               {"reason", outcome.reason.empty() ? Json(nullptr) : Json(outcome.reason)},
-              {"missing", std::move(missing)}};
+              {"missing", std::move(missing)},
+              {"module", outcome.module ? Json(*outcome.module) : Json(nullptr)},
+              {"found_by", outcome.found_by ? Json(std::string(resolve::step_name(*outcome.found_by))) : Json(nullptr)}};
 }
 
 std::optional<std::uint16_t> module_machine(const Module& module) {
@@ -62,7 +65,11 @@ Json module_json(const Module& module) {
                           {"file_version", c.file_version ? Json(c.file_version->to_string()) : Json(nullptr)},
                           {"verdict", std::string(resolve::verdict_name(c.verdict))},
                           {"assumed", c.assumed},
-                          {"problem", c.problem.empty() ? Json(nullptr) : Json(c.problem)}});
+                          {"problem", c.problem.empty() ? Json(nullptr) : Json(c.problem)},
+                          {"mark_of_the_web", c.mark_of_the_web ? Json{{"zone_id", c.mark_of_the_web->zone_id},
+                                                                       {"host_url", c.mark_of_the_web->host_url},
+                                                                       {"stream", c.mark_of_the_web->stream}}
+                                                                 : Json(nullptr)}});
     if (c.verdict == resolve::Verdict::Shadowed) shadowed.push_back(c.assumed ? Json(*c.windows_path) : Json(c.path));
   }
   Json missing = Json::array();
@@ -97,7 +104,26 @@ Json module_json(const Module& module) {
               {"searched", std::move(searched)}};
 }
 
+Json finding_json(const rules::Finding& finding, const rules::RuleData* rules) {
+  const rules::FailureMode* mode = rules ? rules->failure_mode(finding.failure_mode) : nullptr;
+  return Json{{"id", finding.id},
+              {"failure_mode", finding.failure_mode},
+              {"failure_mode_title", mode ? Json(mode->title) : Json(nullptr)},
+              {"seed_section", mode && !mode->seed_section.empty() ? Json(mode->seed_section) : Json(nullptr)},
+              {"severity", std::string(rules::severity_name(finding.severity))},
+              {"module", finding.module.empty() ? Json(nullptr) : Json(finding.module)},
+              {"message", finding.message},
+              {"evidence", finding.evidence},
+              {"fix", finding.fix}};
+}
+
 }  // namespace
+
+int exit_status(const ReportInput& input) {
+  const bool error = std::any_of(input.findings->begin(), input.findings->end(),
+                                 [](const rules::Finding& f) { return f.severity == rules::Severity::Error; });
+  return error || !input.closure->outcome.ok ? 1 : 0;
+}
 
 Json closure_to_json(const ReportInput& input) {
   const env::Environment& environment = *input.environment;
@@ -169,6 +195,9 @@ Json closure_to_json(const ReportInput& input) {
   Json modules = Json::array();
   for (const Module& module : closure.modules) modules.push_back(module_json(module));
 
+  Json findings = Json::array();
+  for (const rules::Finding& finding : *input.findings) findings.push_back(finding_json(finding, input.rules));
+
   return Json{{"schema", kReportSchema},
               {"tool_version", input.tool_version},
               {"request", std::move(request_json)},
@@ -176,7 +205,7 @@ Json closure_to_json(const ReportInput& input) {
               {"process", {{"machine", pe::machine_name(closure.process_machine)}}},
               {"modules", std::move(modules)},
               {"outcome", outcome_json(closure.outcome)},
-              {"findings", Json::array()}};
+              {"findings", std::move(findings)}};
 }
 
 namespace {
@@ -267,6 +296,15 @@ void append_closure_text(std::string& out, const ReportInput& input, const TextS
     out += fmt::format("FAILS: {}: {} (error {})\n", outcome.request, outcome.reason, outcome.error.value_or(0));
   }
   out += '\n';
+  for (const rules::Finding& finding : *input.findings) {
+    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
+    const bool bad = finding.severity == rules::Severity::Error;
+    const std::string label = std::string(rules::severity_name(finding.severity));
+    out += fmt::format("{} [{}{}] {}\n", style.color ? (bad ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label,
+                       finding.id, mode ? ", " + mode->id + ": " + mode->title : std::string(), finding.message);
+    for (const std::string& line : finding.fix) out += "    " + line + "\n";
+    out += '\n';
+  }
   TreeWriter tree(out, closure, style);
   if (!closure.modules.empty()) tree.write(0, "", true, true);
   // Modules no start-up import reaches: preloaded and LoadLibrary'd ones.

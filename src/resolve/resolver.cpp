@@ -123,6 +123,7 @@ Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_
   candidate.step = step;
   candidate.path = path;
   candidate.windows_path = env::windows_path_of(environment_, path);
+  candidate.mark_of_the_web = env::read_mark_of_the_web(files_, path);
   auto read = images_.get(path);
   if (!read->ok()) {
     candidate.verdict = Verdict::NotLoadable;
@@ -135,6 +136,7 @@ Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_
   candidate.verdict = machine_fits(process_machine, read_image.machine) ? Verdict::Shadowed : Verdict::WrongMachine;
   // Aliasing constructor: the image lives as long as the cached Result that owns it.
   image = std::shared_ptr<const pe::Image>(read, &read_image);
+  candidate.image = image;
   return candidate;
 }
 

@@ -131,11 +131,9 @@ Result<Family> read_family(const TableReader& in) {
   if (family.version_format != "plain" && family.version_format != "cudart") {
     return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
   }
-  for (const auto& list : {family.main, family.runtime_loads}) {
-    for (const auto& dll : list) {
-      if (std::find(family.members.begin(), family.members.end(), dll) == family.members.end()) {
-        return Error{fmt::format("{}: {} is not among the family's members", family.source, dll)};
-      }
+  for (const auto& dll : family.main) {
+    if (std::find(family.members.begin(), family.members.end(), dll) == family.members.end()) {
+      return Error{fmt::format("{}: {} is not among the family's members", family.source, dll)};
     }
   }
   return family;
@@ -265,6 +263,13 @@ Result<bool> validate(RuleData& data) {
     for (const std::string& dll : family.members) {
       auto [it, added] = family_of_dll.emplace(dll, family.id);
       if (!added) return Error{fmt::format("{}: {} is already a member of family '{}'", family.source, dll, it->second)};
+    }
+  }
+  for (const Family& family : data.families) {
+    for (const std::string& dll : family.runtime_loads) {
+      if (!family_of_dll.count(dll)) {
+        return Error{fmt::format("{}: runtime load {} is not a member of any family", family.source, dll)};
+      }
     }
   }
   std::map<std::string, std::string> finding_ids;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::rules {
@@ -44,6 +45,7 @@ constexpr const char* kLibraryName = "cudnn.lib";
 constexpr std::size_t kMaxHeaderBytes = 1u << 20;
 // Deep enough for a zip unpacked one folder too deep (root\cudnn-...-archive\lib\x64\cudnn.lib).
 constexpr int kLibrarySearchDepth = 4;
+constexpr std::size_t kLibrarySearchFolders = 256;
 
 using Json = nlohmann::ordered_json;
 
@@ -52,9 +54,18 @@ bool is_windows_path(std::string_view path) {
   return drive || path.find('\\') != std::string_view::npos;
 }
 
+bool is_separator(char c) { return c == '/' || c == '\\'; }
+
+// Also drops a trailing "." segment: Boost's lexically_normal() turns "dir/" into "dir/.".
 std::string strip_trailing_separators(std::string path) {
-  while (path.size() > 1 && (path.back() == '/' || path.back() == '\\') && path[path.size() - 2] != ':') {
-    path.pop_back();
+  while (path.size() > 1 && path[path.size() - 2] != ':') {
+    if (is_separator(path.back())) {
+      path.pop_back();
+    } else if (path.size() > 2 && path.back() == '.' && is_separator(path[path.size() - 2])) {
+      path.resize(path.size() - 2);
+    } else {
+      break;
+    }
   }
   return path;
 }
@@ -106,7 +117,7 @@ std::map<std::string, int> integer_macros(std::string_view text) {
         const std::string_view name = word(i);
         skip_blanks(i);
         const std::string_view value = word(i);
-        if (auto number = parse_int(value); number && !name.empty() && i <= end) macros[std::string(name)] = *number;
+        if (auto number = parse_int(value); number && !name.empty()) macros[std::string(name)] = *number;
       }
     }
     line = end + 1;
@@ -137,7 +148,8 @@ class SdkChecker {
   SdkChecker(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options)
       : files_(files), options_(options), windows_(is_windows_path(root)) {
     report_.root = root;
-    root_ = strip_trailing_separators(root);
+    // Settings are pasted into other programs that run elsewhere: "." would not mean this folder there.
+    root_ = strip_trailing_separators(fs::absolute(fs::path(root)).lexically_normal().string());
   }
 
   SdkReport run() {
@@ -172,10 +184,11 @@ class SdkChecker {
   void find_layout() {
     std::string base = root_;
     const auto cuda = files_.find_folder(root_, "cuda");
-    const bool parts_at_root = files_.find_folder(root_, "include") || files_.find_folder(root_, "lib") ||
-                               files_.find_folder(root_, "bin");
+    const bool parts_at_root =
+        files_.find_folder(root_, "include") || files_.find_folder(root_, "lib") || files_.find_folder(root_, "bin");
     if (cuda && !parts_at_root &&
-        (files_.find_folder(*cuda, "include") || files_.find_folder(*cuda, "lib") || files_.find_folder(*cuda, "bin"))) {
+        (files_.find_folder(*cuda, "include") || files_.find_folder(*cuda, "lib") ||
+         files_.find_folder(*cuda, "bin"))) {
       report_.layout = SdkLayout::ZipCudaPrefix;
       base = *cuda;
     } else if (parts_at_root) {
@@ -287,10 +300,13 @@ class SdkChecker {
     return report_.findings.back();
   }
 
-  // A placeholder the user replaces: dlldoctor cannot know where the zip was unpacked.
-  std::string zip_placeholder() const {
-    const std::string version = report_.header_version ? " " + report_.header_version->to_string() : "";
-    return fmt::format("<unpacked cuDNN{} zip for Windows x86_64>", version);
+  // A path inside the unpacked zip: a placeholder the user replaces, as dlldoctor cannot know where that
+  // is. The version is the header's unless the caller knows better.
+  std::string zip_path(std::string_view inside, std::string version = {}) const {
+    if (version.empty() && report_.header_version) version = report_.header_version->to_string();
+    const std::string zip = version.empty() ? "<unpacked cuDNN zip for Windows x86_64>"
+                                            : fmt::format("<unpacked cuDNN {} zip for Windows x86_64>", version);
+    return shown(fmt::format("{}/{}", zip, inside));
   }
 
   void check_layout() {
@@ -304,29 +320,37 @@ class SdkChecker {
   }
 
   void check_header() {
-    const bool has_cudnn_h = files_.find_file(include_dir_, "cudnn.h").has_value();
-    // From 8.0 on cudnn.h includes cudnn_version.h: without it the compile fails just the same.
-    const char* missing = !has_cudnn_h                                                          ? "cudnn.h"
-                          : !report_.header_version && !files_.find_file(include_dir_, "cudnn_version.h") ? "cudnn_version.h"
-                                                                                                      : nullptr;
+    const char* missing = nullptr;
+    if (!files_.find_file(include_dir_, "cudnn.h")) {
+      missing = "cudnn.h";
+    } else if (!report_.header_version && !files_.find_file(include_dir_, "cudnn_version.h")) {
+      // From 8.0 on cudnn.h includes cudnn_version.h: without it the compile fails just the same.
+      missing = "cudnn_version.h";
+    }
     if (missing == nullptr) return;
     const std::string include = shown(include_dir_);
     Finding& f = add("sdk-header-missing", Severity::Error, missing,
-                     fmt::format("{} has no {}: the compiler stops at #include <cudnn.h> (C1083).",
-                                 include, missing));
+                     fmt::format("{} has no {}: the compiler stops at #include <cudnn.h> (C1083).", include, missing));
     f.evidence["include_dir"] = include;
     f.evidence["include_dir_exists"] = files_.folder_exists(include_dir_);
     f.evidence["missing"] = missing;
     f.fix.push_back(fmt::format("New-Item -ItemType Directory -Force '{}'", include));
-    f.fix.push_back(fmt::format("Copy-Item -Path '{}\\include\\*' -Destination '{}' -Force", zip_placeholder(), include));
+    f.fix.push_back(fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("include/*"), include));
   }
 
   // Looks for cudnn.lib elsewhere under the root: a zip unpacked one level too deep, or lib\ flattened.
-  std::optional<std::string> find_stray_library(const std::string& folder, int depth) {
-    if (auto path = files_.find_file(folder, kLibraryName)) return path;
-    if (depth == 0) return std::nullopt;
-    for (const std::string& name : files_.folder_names(folder)) {
-      if (auto found = find_stray_library(env::join_path(folder, name), depth - 1)) return found;
+  // Breadth-first and bounded, so naming a big folder (a drive root) by mistake stays quick.
+  std::optional<std::string> find_stray_library() {
+    std::vector<std::string> level{root_};
+    std::size_t budget = kLibrarySearchFolders;
+    for (int depth = 0; depth <= kLibrarySearchDepth && !level.empty(); ++depth) {
+      std::vector<std::string> next;
+      for (const std::string& folder : level) {
+        if (budget-- == 0) return std::nullopt;
+        if (auto path = files_.find_file(folder, kLibraryName)) return path;
+        for (const std::string& name : files_.folder_names(folder)) next.push_back(env::join_path(folder, name));
+      }
+      level = std::move(next);
     }
     return std::nullopt;
   }
@@ -340,10 +364,10 @@ class SdkChecker {
                                    library));
       f.evidence["library"] = library;
       f.evidence["library_dir_exists"] = files_.folder_exists(library_dir_);
-      const auto stray = find_stray_library(root_, kLibrarySearchDepth);
+      const auto stray = find_stray_library();
       if (stray) f.evidence["found_elsewhere"] = shown(*stray);
       f.fix.push_back(fmt::format("New-Item -ItemType Directory -Force '{}'", shown(library_dir_)));
-      const std::string source = stray ? shown(*stray) : zip_placeholder() + "\\lib\\x64\\cudnn.lib";
+      const std::string source = stray ? shown(*stray) : zip_path("lib/x64/cudnn.lib");
       f.fix.push_back(fmt::format("Copy-Item -Path '{}' -Destination '{}'", source, library));
       return;
     }
@@ -355,8 +379,8 @@ class SdkChecker {
                                    found.path, found.contents ? "no import members" : found.error));
       f.evidence["library"] = found.path;
       if (!found.contents) f.evidence["error"] = found.error;
-      f.fix.push_back(fmt::format("Copy-Item -Path '{}\\lib\\x64\\cudnn.lib' -Destination '{}' -Force",
-                                  zip_placeholder(), found.path));
+      f.fix.push_back(
+          fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("lib/x64/cudnn.lib"), found.path));
       return;
     }
     check_library_machine(found);
@@ -376,16 +400,18 @@ class SdkChecker {
     f.evidence["machine"] = machine;
     f.evidence["target_machine"] = target_name;
     if (target == pe::machine::kAmd64) {
-      f.message = fmt::format("{} is an {} import library, but the project builds for x64: the linker skips it "
-                              "(LNK4272) and cuDNN's symbols stay unresolved (LNK2019).",
-                              found.path, machine);
-      f.fix.push_back(fmt::format("Copy-Item -Path '{}\\lib\\x64\\cudnn.lib' -Destination '{}' -Force",
-                                  zip_placeholder(), found.path));
+      f.message = fmt::format(
+          "{} is an {} import library, but the project builds for x64: the linker skips it "
+          "(LNK4272) and cuDNN's symbols stay unresolved (LNK2019).",
+          found.path, machine);
+      f.fix.push_back(
+          fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("lib/x64/cudnn.lib"), found.path));
     } else {
       // Seed 5.3: cuDNN ships no 32-bit import library at all; the project has to change, not the SDK.
-      f.message = fmt::format("The project builds for {}, but {} is an {} import library and cuDNN ships none for {}: "
-                              "build the project for x64.",
-                              target_name, found.path, machine, target_name);
+      f.message = fmt::format(
+          "The project builds for {}, but {} is an {} import library and cuDNN ships none for {}: "
+          "build the project for x64.",
+          target_name, found.path, machine, target_name);
       f.fix.push_back("Visual Studio: Build > Configuration Manager > Active solution platform: x64");
       f.fix.push_back("cmake -S . -B build -A x64   (Visual Studio generators; a fresh build folder)");
     }
@@ -397,19 +423,20 @@ class SdkChecker {
     for (const std::string& dll : found.contents->dlls) {
       if (dll_in_bin(dll)) continue;
       const std::string bin = shown(bin_dir_);
-      Finding& f = add("sdk-import-library-points-elsewhere", Severity::Error, dll,
-                       fmt::format("{} links the program to {}, but {} has no {}{}: the program builds, then fails "
-                                   "to start because {} is not found.",
-                                   found.path, dll, bin, dll,
-                                   bin_names.empty() ? "" : fmt::format(" (it has {})", fmt::join(bin_names, ", ")),
-                                   dll));
+      Finding& f =
+          add("sdk-import-library-points-elsewhere", Severity::Error, dll,
+              fmt::format("{} links the program to {}, but {} has no {}{}: the program builds, then fails "
+                          "to start because {} is not found.",
+                          found.path, dll, bin, dll,
+                          bin_names.empty() ? "" : fmt::format(" (it has {})", fmt::join(bin_names, ", ")), dll));
       f.evidence["library"] = found.path;
       f.evidence["dll"] = dll;
       f.evidence["bin_dir"] = bin;
       f.evidence["bin_dlls"] = bin_names;
-      f.fix.push_back(fmt::format("Copy-Item -Path '{}\\bin\\*' -Destination '{}' -Force   (the zip whose lib\\x64\\"
-                                  "cudnn.lib names {})",
-                                  zip_placeholder(), bin, dll));
+      f.fix.push_back(
+          fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force   (from the zip whose cudnn.lib "
+                      "names {})",
+                      zip_path("bin/*"), bin, dll));
     }
   }
 
@@ -430,7 +457,8 @@ class SdkChecker {
     } else {
       const SdkDll* dispatcher = nullptr;
       for (const SdkDll& dll : report_.dlls) {
-        if (dispatcher_major(dll.name) && dll.file_version && (!dispatcher || DllName(dll.name) == DllName(library_dll))) {
+        if (dispatcher_major(dll.name) && dll.file_version &&
+            (!dispatcher || DllName(dll.name) == DllName(library_dll))) {
           dispatcher = &dll;
         }
       }
@@ -459,20 +487,22 @@ class SdkChecker {
     if (described.empty()) return;
 
     Finding& f = add("sdk-version-mismatch", Severity::Error, first_mismatch, "");
-    f.message = fmt::format("The folder mixes cuDNN versions: {} is {}, but {}. cuDNN's libraries check each other's "
-                            "versions at run time, and code compiled against one header may call functions "
-                            "another version's DLL lacks.",
-                            reference_from, expected, fmt::join(described, ", "));
+    f.message = fmt::format(
+        "The folder mixes cuDNN versions: {} is {}, but {}. cuDNN's libraries check each other's "
+        "versions at run time, and code compiled against one header may call functions "
+        "another version's DLL lacks.",
+        reference_from, expected, fmt::join(described, ", "));
     f.evidence["expected"] = expected;
     f.evidence["expected_from"] = reference_from;
     if (report_.header_version) f.evidence["header_version_number"] = report_.header_version->number();
     f.evidence["mismatched_dlls"] = std::move(mismatched);
     if (!library_dll.empty()) f.evidence["library_dll"] = library_dll;
-    f.fix.push_back(fmt::format("Expand-Archive -Path '<cuDNN {} zip>' -DestinationPath '<new folder>'   (one version "
-                                "per folder; then point the settings and PATH at it)",
-                                expected));
-    f.fix.push_back(fmt::format("Copy-Item -Path '<unpacked cuDNN {} zip>\\bin\\*' -Destination '{}' -Force", expected,
-                                shown(bin_dir_)));
+    f.fix.push_back(
+        fmt::format("Expand-Archive -Path '<cuDNN {} zip>' -DestinationPath '<new folder>'   (one version "
+                    "per folder; then point the settings and PATH at it)",
+                    expected));
+    f.fix.push_back(
+        fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("bin/*", expected), shown(bin_dir_)));
   }
 
   void add_settings() {
@@ -488,13 +518,15 @@ class SdkChecker {
     f.evidence["library"] = library;
     f.evidence["additional_dependencies"] = kLibraryName;
     f.evidence["platform"] = pe::machine_name(options_.target_machine);
-    f.fix.push_back(fmt::format("cmake -S . -B build -DCUDNN_ROOT=\"{}\" -DCUDNN_INCLUDE_DIR=\"{}\" -DCUDNN_LIBRARY=\"{}\"",
-                                sdk_root, include, library));
-    f.fix.push_back(fmt::format("Visual Studio: Properties > VC++ Directories > Include Directories: {};$(IncludePath)",
-                                include));
+    f.fix.push_back(
+        fmt::format("cmake -S . -B build -DCUDNN_ROOT=\"{}\" -DCUDNN_INCLUDE_DIR=\"{}\" -DCUDNN_LIBRARY=\"{}\"",
+                    sdk_root, include, library));
+    f.fix.push_back(
+        fmt::format("Visual Studio: Properties > VC++ Directories > Include Directories: {};$(IncludePath)", include));
     f.fix.push_back(fmt::format("Visual Studio: Properties > VC++ Directories > Library Directories: {};$(LibraryPath)",
                                 library_dir));
-    f.fix.push_back("Visual Studio: Properties > Linker > Input > Additional Dependencies: cudnn.lib;%(AdditionalDependencies)");
+    f.fix.push_back(
+        "Visual Studio: Properties > Linker > Input > Additional Dependencies: cudnn.lib;%(AdditionalDependencies)");
     f.fix.push_back(fmt::format("Visual Studio: Build > Configuration Manager > Active solution platform: {}",
                                 pe::machine_name(options_.target_machine)));
     report_.sdk_root = sdk_root;

@@ -18,6 +18,9 @@ class NoFiles final : public env::FileSystem {
   std::optional<std::string> find_file(const std::string&, std::string_view) override { return std::nullopt; }
   std::optional<std::string> find_folder(const std::string&, std::string_view) override { return std::nullopt; }
   bool folder_exists(const std::string&) override { return true; }
+  std::vector<std::string> file_names(const std::string&) override { return {}; }
+  std::vector<std::string> folder_names(const std::string&) override { return {}; }
+  std::optional<std::string> read_small_file(const std::string&, std::size_t) override { return std::nullopt; }
   std::vector<std::string> unreadable_folders() const override { return {}; }
 };
 
@@ -35,7 +38,7 @@ struct Fixture {
     environment.system16 = folder("system");
     environment.windows = folder("windows");
     environment.cwd = folder("cwd");
-    environment.path = {{"p1", folder("p1"), ""}, {"p2", folder("p2"), ""}};
+    environment.path = {{"p1", folder("p1"), "", std::nullopt}, {"p2", folder("p2"), "", std::nullopt}};
     process.app_dir = folder("app");
     process.machine = pe::machine::kAmd64;
   }

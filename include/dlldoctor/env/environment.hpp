@@ -22,6 +22,9 @@ struct PathEntry {
   std::string text;  // the entry as given
   FolderRef folder;
   std::string note;  // why the entry is unusual ("empty: the current folder", "quoted", ...)
+  // For an entry that does not exist: a real folder beside it whose name it is the start of, as an
+  // entry cut short by setx's 1024-character limit leaves it.
+  std::optional<FolderRef> completion;
 };
 
 struct Environment {

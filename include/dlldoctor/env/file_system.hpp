@@ -21,6 +21,11 @@ class FileSystem {
   // The path of the subfolder `name` inside `folder`, whatever its case.
   virtual std::optional<std::string> find_folder(const std::string& folder, std::string_view name) = 0;
   virtual bool folder_exists(const std::string& folder) = 0;
+  // The names of the regular files and of the subfolders of `folder`, as on disk, sorted.
+  virtual std::vector<std::string> file_names(const std::string& folder) = 0;
+  virtual std::vector<std::string> folder_names(const std::string& folder) = 0;
+  // The first `max_bytes` of a small file (an alternate data stream on Windows), nullopt if absent.
+  virtual std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) = 0;
   // Folders that exist but could not be listed (permissions), for the report.
   virtual std::vector<std::string> unreadable_folders() const = 0;
 };
@@ -31,6 +36,9 @@ class HostFileSystem final : public FileSystem {
   std::optional<std::string> find_file(const std::string& folder, std::string_view name) override;
   std::optional<std::string> find_folder(const std::string& folder, std::string_view name) override;
   bool folder_exists(const std::string& folder) override;
+  std::vector<std::string> file_names(const std::string& folder) override;
+  std::vector<std::string> folder_names(const std::string& folder) override;
+  std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) override;
   std::vector<std::string> unreadable_folders() const override;
 
  private:

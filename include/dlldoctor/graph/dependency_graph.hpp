@@ -46,6 +46,10 @@ struct Outcome {
   std::optional<int> error;        // 126, 127 or 193
   std::vector<MissingDll> missing;  // DLLs not found, the root cause (deepest) first
   std::string reason;              // one line for the verdict
+  // LoadLibrary calls only: the module the call returns and the step that answered this call (a module
+  // already in the process answers by "loaded", whatever step first brought it in).
+  std::optional<std::string> module;
+  std::optional<resolve::SearchStep> found_by;
 };
 
 // One LoadLibraryEx call of a running program.

@@ -63,6 +63,7 @@ struct Version {
   std::array<std::uint16_t, 4> parts{};
   std::string to_string() const;
   friend bool operator==(const Version& a, const Version& b) { return a.parts == b.parts; }
+  friend bool operator!=(const Version& a, const Version& b) { return a.parts != b.parts; }
   friend bool operator<(const Version& a, const Version& b) { return a.parts < b.parts; }
 };
 

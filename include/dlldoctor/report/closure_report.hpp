@@ -8,6 +8,8 @@
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
+#include "dlldoctor/rules/finding.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
 
 namespace dlldoctor::report {
 
@@ -22,7 +24,12 @@ struct ReportInput {
   // The standard search order of the program's process, for the environment section.
   std::vector<resolve::SearchFolder> search_order;
   const graph::Closure* closure = nullptr;
+  const std::vector<rules::Finding>* findings = nullptr;
+  const rules::RuleData* rules = nullptr;  // for the failure modes' titles
 };
+
+// 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
+int exit_status(const ReportInput& input);
 
 Json closure_to_json(const ReportInput& input);
 

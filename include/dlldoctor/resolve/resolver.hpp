@@ -9,6 +9,7 @@
 
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/env/mark_of_the_web.hpp"
 #include "dlldoctor/pe/image.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/resolve/load_request.hpp"
@@ -38,6 +39,8 @@ struct Candidate {
   Verdict verdict = Verdict::Shadowed;
   bool assumed = false;
   std::string problem;  // NotLoadable: what the PE reader said
+  std::optional<env::MarkOfTheWeb> mark_of_the_web;
+  std::shared_ptr<const pe::Image> image;  // when it could be read (the rules compare copies' exports)
 };
 
 enum class Failure {

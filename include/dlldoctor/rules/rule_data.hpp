@@ -18,7 +18,7 @@ struct Family {
   std::string generation;  // "9", "12": the major version that names the DLLs
   std::vector<std::string> main;           // lower-case DLL names whose presence brings the family in
   std::vector<std::string> members;        // every lower-case DLL name of the family (main included)
-  std::vector<std::string> runtime_loads;  // loaded by bare name at run time by a main DLL
+  std::vector<std::string> runtime_loads;  // loaded by bare name at run time by a main DLL (any family's)
   std::vector<std::string> install_places;  // Windows folder patterns ('*' = one name) to look for copies
   std::string install;                      // the command (or hint) that installs it
   bool same_version = false;                // all members must carry one file version

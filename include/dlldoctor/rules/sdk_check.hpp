@@ -75,7 +75,6 @@ struct SdkReport {
 
 // An Error when the root is not a folder (the caller's exit status 2); everything wrong inside an existing
 // root is a finding.
-Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files,
-                                  const SdkCheckOptions& options = {});
+Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options = {});
 
 }  // namespace dlldoctor::rules

@@ -1,0 +1,55 @@
+#pragma once
+// What is on the disk besides the search path: copies of the DLLs a program needs in the folders the
+// user names (--look-in), in the usual install places under the sysroot and in the registry's PATH, and
+// which family DLLs each searched folder holds. The rule engine reads this; it never walks disks itself.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/pe/image.hpp"
+#include "dlldoctor/pe/image_cache.hpp"
+
+namespace dlldoctor::env {
+
+struct DllCopy {
+  std::string name;  // as on disk
+  std::string path;  // host path
+  std::optional<std::string> windows_path;
+  std::string folder;  // host folder
+  std::optional<std::uint16_t> machine;
+  std::optional<pe::Version> file_version;
+  std::string source;  // "look-in", "next to the main DLL", "install place", "user PATH (registry)", ...
+};
+
+struct FolderContents {
+  FolderRef folder;
+  std::vector<DllCopy> dlls;  // the interesting DLLs it holds, by name
+};
+
+struct Inventory {
+  std::vector<DllCopy> copies;                 // copies of wanted names found off the search path
+  std::vector<FolderContents> search_folders;  // interesting DLLs of each searched folder
+};
+
+struct InventoryRequest {
+  std::set<std::string> wanted;       // lower-case names to look for off the search path
+  std::set<std::string> interesting;  // lower-case names to list in the searched folders
+  std::vector<FolderRef> search_folders;
+  std::vector<std::string> look_in;         // host folders, searched recursively
+  std::vector<std::string> next_to;         // host folders of loaded main DLLs, searched alone
+  std::vector<std::string> install_places;  // Windows folder patterns, '*' matching one name
+};
+
+Inventory build_inventory(const Environment& environment, const InventoryRequest& request, FileSystem& files,
+                          pe::ImageCache& images);
+
+// Splits a PATH value on ';' (empty entries dropped) and maps each entry like --path does.
+std::vector<FolderRef> path_folders(const Environment& environment, const std::string& value, FileSystem& files);
+
+// Case-insensitive match with '*' (any run) and '?' (one character), as Windows matches file names.
+bool wildcard_match(std::string_view pattern, std::string_view name);
+
+}  // namespace dlldoctor::env

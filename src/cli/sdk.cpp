@@ -1,0 +1,203 @@
+// `dlldoctor sdk DIR` (also `dlldoctor --sdk DIR`): is this unpacked cuDNN usable to build a program, and
+// with which settings (seed 5.3).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/rules/sdk_check.hpp"
+
+namespace dlldoctor::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+inline constexpr const char* kSdkSchema = "dlldoctor.sdk/1";
+
+struct SdkOptions {
+  std::string root;
+  std::string format = "text";
+  std::string arch = "x64";
+};
+
+std::uint16_t arch_machine(const std::string& arch) {
+  if (arch == "x86") return pe::machine::kI386;
+  if (arch == "arm64") return pe::machine::kArm64;
+  return pe::machine::kAmd64;
+}
+
+std::string machines_text(const std::vector<std::uint16_t>& machines) {
+  std::vector<std::string> names;
+  for (std::uint16_t m : machines) names.push_back(pe::machine_name(m));
+  return fmt::format("{}", fmt::join(names, "+"));
+}
+
+Json finding_to_json(const rules::Finding& f) {
+  return {{"id", f.id},         {"failure_mode", f.failure_mode}, {"severity", rules::severity_name(f.severity)},
+          {"module", f.module}, {"message", f.message},           {"evidence", f.evidence},
+          {"fix", f.fix}};
+}
+
+Json library_to_json(const rules::SdkImportLibrary& library) {
+  Json out = {{"path", library.path}};
+  if (!library.contents) {
+    out["error"] = library.error;
+    return out;
+  }
+  const pe::ImportLibrary& contents = *library.contents;
+  out["machine"] = machines_text(contents.machines);
+  out["dll"] = contents.dlls.empty() ? Json(nullptr) : Json(contents.dlls.front());
+  out["dlls"] = contents.dlls;
+  Json members = Json::array();
+  for (const pe::LibraryImport& item : contents.imports) {
+    Json member = {{"symbol", item.symbol},
+                   {"dll", item.dll},
+                   {"machine", pe::machine_name(item.machine)},
+                   {"format", item.format == pe::MemberFormat::Short ? "short" : "long"},
+                   {"type", pe::import_type_name(item.type)},
+                   {"name_type", pe::import_name_type_name(item.name_type)}};
+    member[item.by_ordinal ? "ordinal" : "hint"] = item.ordinal_or_hint;
+    members.push_back(std::move(member));
+  }
+  out["members"] = std::move(members);
+  out["warnings"] = contents.warnings;
+  return out;
+}
+
+Json report_to_json(const rules::SdkReport& report) {
+  Json out = {{"schema", kSdkSchema}, {"root", report.root}, {"layout", rules::sdk_layout_name(report.layout)}};
+  if (!report.cuda_folder.empty()) out["cuda_folder"] = report.cuda_folder;
+  out["sdk_root"] = report.sdk_root;
+  out["include_dir"] = report.include_dir;
+  out["library_dir"] = report.library_dir;
+  out["bin_dir"] = report.bin_dir;
+  if (report.header_version) {
+    out["header_version"] = {{"version", report.header_version->to_string()},
+                             {"number", report.header_version->number()},
+                             {"header", report.header_version->header}};
+  } else {
+    out["header_version"] = nullptr;
+  }
+  out["import_library"] = report.import_library ? library_to_json(*report.import_library) : Json(nullptr);
+  Json dlls = Json::array();
+  for (const rules::SdkDll& dll : report.dlls) {
+    Json item = {{"name", dll.name}, {"path", dll.path}};
+    if (dll.error.empty()) {
+      item["machine"] = pe::machine_name(dll.machine);
+      item["file_version"] = dll.file_version ? Json(dll.file_version->to_string()) : Json(nullptr);
+    } else {
+      item["error"] = dll.error;
+    }
+    dlls.push_back(std::move(item));
+  }
+  out["dlls"] = std::move(dlls);
+  Json findings = Json::array();
+  for (const rules::Finding& f : report.findings) findings.push_back(finding_to_json(f));
+  out["findings"] = std::move(findings);
+  return out;
+}
+
+void append_report_text(std::string& out, const rules::SdkReport& report) {
+  std::size_t errors = 0, warnings = 0;
+  for (const rules::Finding& f : report.findings) {
+    if (f.severity == rules::Severity::Error) ++errors;
+    if (f.severity == rules::Severity::Warning) ++warnings;
+  }
+  if (errors > 0) {
+    out += fmt::format("cuDNN SDK in {}: NOT usable to build with ({} error{}, {} warning{})\n", report.root, errors,
+                       errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+  } else {
+    out += fmt::format("cuDNN SDK in {}: usable{}{}\n", report.root,
+                       report.header_version ? ", cuDNN " + report.header_version->to_string() : "",
+                       warnings > 0 ? fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s") : "");
+  }
+  for (const rules::Finding& f : report.findings) {
+    out += fmt::format("\n{} {} [{}]{}\n  {}\n", rules::severity_name(f.severity), f.id, f.failure_mode,
+                       f.module.empty() ? "" : " " + f.module, f.message);
+    for (const std::string& command : f.fix) out += fmt::format("    {}\n", command);
+  }
+  out += fmt::format("\nInventory ({} layout{})\n", rules::sdk_layout_name(report.layout),
+                     report.cuda_folder.empty() ? "" : ", CUDA folder " + report.cuda_folder);
+  out +=
+      fmt::format("  header   {}\n",
+                  report.header_version ? fmt::format("{} (CUDNN_VERSION {}) in {}", report.header_version->to_string(),
+                                                      report.header_version->number(), report.header_version->header)
+                                        : "no version found in " + report.include_dir);
+  if (!report.import_library) {
+    out += fmt::format("  library  missing: {}\n", report.library);
+  } else if (!report.import_library->contents) {
+    out += fmt::format("  library  {}: {}\n", report.import_library->path, report.import_library->error);
+  } else {
+    const pe::ImportLibrary& contents = *report.import_library->contents;
+    std::size_t by_ordinal = 0;
+    for (const pe::LibraryImport& item : contents.imports) by_ordinal += item.by_ordinal ? 1 : 0;
+    out += fmt::format("  library  {}: {}, links to {}, {} imports ({} by ordinal)\n", report.import_library->path,
+                       machines_text(contents.machines), fmt::join(contents.dlls, ", "), contents.imports.size(),
+                       by_ordinal);
+  }
+  out += fmt::format("  bin      {}{}\n", report.bin_dir, report.dlls.empty() ? ": no cudnn*.dll" : "");
+  for (const rules::SdkDll& dll : report.dlls) {
+    const std::string details =
+        dll.error.empty() ? fmt::format("{}  {}", dll.file_version ? dll.file_version->to_string() : "(no version)",
+                                        pe::machine_name(dll.machine))
+                          : dll.error;
+    out += fmt::format("    {:<40} {}\n", dll.name, details);
+  }
+}
+
+int run_sdk(const SdkOptions& options) {
+  rules::SdkCheckOptions check;
+  check.target_machine = arch_machine(options.arch);
+  env::HostFileSystem files;
+  auto report = rules::check_cudnn_sdk(options.root, files, check);
+  if (!report) {
+    std::fprintf(stderr, "dlldoctor: %s\n", report.error().message.c_str());
+    return kExitFailure;
+  }
+  std::string out;
+  if (options.format == "json") {
+    out = report_to_json(*report).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  } else {
+    append_report_text(out, *report);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return report->has_errors() ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+Runner setup_sdk(CLI::App& app) {
+  auto options = std::make_shared<SdkOptions>();
+  auto top_level_root = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand(
+      "sdk",
+      "Check an unpacked cuDNN for building (header, cudnn.lib, DLLs) and print the compiler and linker settings");
+  command->add_option("root", options->root, "The folder the cuDNN zip was unpacked into")->required();
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  command->add_option("--arch", options->arch, "The platform the project builds for")
+      ->check(CLI::IsMember({"x64", "x86", "arm64"}))
+      ->capture_default_str();
+  command->footer(
+      "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format "
+      "json");
+  CLI::Option* top_level =
+      app.add_option("--sdk", *top_level_root, "Same as `dlldoctor sdk DIR`: check a cuDNN folder for building");
+  // `--sdk DIR` shares the top level with the main command, whose --format it reads back after parsing.
+  return [options, top_level_root, top_level, &app] {
+    if (top_level->count() > 0) {
+      options->root = *top_level_root;
+      if (const CLI::Option* format = app.get_option_no_throw("--format"); format != nullptr && format->count() > 0) {
+        options->format = format->as<std::string>();
+      }
+    }
+    return run_sdk(*options);
+  };
+}
+
+}  // namespace dlldoctor::cli

@@ -1,0 +1,153 @@
+#include "dlldoctor/env/inventory.hpp"
+
+#include <algorithm>
+
+#include "dlldoctor/core/dll_name.hpp"
+
+namespace dlldoctor::env {
+namespace {
+
+// Keeps a recursive --look-in from running away on a whole drive or a loop of links.
+constexpr int kMaxLookInDepth = 8;
+constexpr std::size_t kMaxLookInFolders = 20000;
+
+DllCopy describe(const Environment& environment, const std::string& folder, const std::string& name,
+                 const std::string& source, pe::ImageCache& images) {
+  DllCopy copy;
+  copy.name = name;
+  copy.path = join_path(folder, name);
+  copy.windows_path = windows_path_of(environment, copy.path);
+  copy.folder = folder;
+  copy.source = source;
+  auto image = images.get(copy.path);
+  if (image->ok()) {
+    copy.machine = image->value().machine;
+    copy.file_version = image->value().file_version;
+  }
+  return copy;
+}
+
+void collect(const Environment& environment, const std::string& folder, const std::set<std::string>& wanted,
+             const std::string& source, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
+  for (const std::string& name : files.file_names(folder)) {
+    if (!wanted.count(ascii_lower(name))) continue;
+    const std::string path = join_path(folder, name);
+    if (std::any_of(out.begin(), out.end(), [&](const DllCopy& c) { return c.path == path; })) continue;
+    out.push_back(describe(environment, folder, name, source, images));
+  }
+}
+
+void walk(const Environment& environment, const std::string& folder, int depth, std::size_t& budget,
+          const std::set<std::string>& wanted, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
+  if (budget == 0) return;
+  --budget;
+  collect(environment, folder, wanted, "look-in", files, images, out);
+  if (depth >= kMaxLookInDepth) return;
+  for (const std::string& sub : files.folder_names(folder)) {
+    walk(environment, join_path(folder, sub), depth + 1, budget, wanted, files, images, out);
+  }
+}
+
+// The host folders matching a Windows pattern under the sysroot.
+std::vector<std::string> expand_pattern(const Environment& environment, const std::string& pattern, FileSystem& files) {
+  std::vector<std::string> folders;
+  if (!environment.sysroot || !is_windows_absolute(pattern)) return folders;
+  folders.push_back(*environment.sysroot);
+  std::size_t start = 3;
+  while (start < pattern.size()) {
+    std::size_t end = pattern.find('\\', start);
+    if (end == std::string::npos) end = pattern.size();
+    const std::string part = pattern.substr(start, end - start);
+    start = end + 1;
+    if (part.empty()) continue;
+    std::vector<std::string> next;
+    for (const std::string& folder : folders) {
+      if (part.find_first_of("*?") == std::string::npos) {
+        if (auto found = files.find_folder(folder, part)) next.push_back(*found);
+        continue;
+      }
+      for (const std::string& name : files.folder_names(folder)) {
+        if (wildcard_match(part, name)) next.push_back(join_path(folder, name));
+      }
+    }
+    folders = std::move(next);
+  }
+  return folders;
+}
+
+}  // namespace
+
+bool wildcard_match(std::string_view pattern, std::string_view name) {
+  // Iterative matching with one backtrack point: linear in practice, no recursion on hostile names.
+  std::size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
+  auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || lower(pattern[p]) == lower(name[n]))) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+std::vector<FolderRef> path_folders(const Environment& environment, const std::string& value, FileSystem& files) {
+  std::vector<FolderRef> folders;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    std::size_t end = value.find(';', start);
+    if (end == std::string::npos) end = value.size();
+    const std::string entry = value.substr(start, end - start);
+    if (!entry.empty()) folders.push_back(resolve_folder(environment, entry, files));
+    start = end + 1;
+  }
+  return folders;
+}
+
+Inventory build_inventory(const Environment& environment, const InventoryRequest& request, FileSystem& files,
+                          pe::ImageCache& images) {
+  Inventory inventory;
+  std::set<std::string> searched_hosts;
+  for (const FolderRef& folder : request.search_folders) {
+    if (!folder.exists || !searched_hosts.insert(folder.host).second) continue;
+    FolderContents contents;
+    contents.folder = folder;
+    std::set<std::string> names = request.interesting;
+    names.insert(request.wanted.begin(), request.wanted.end());
+    collect(environment, folder.host, names, "search path", files, images, contents.dlls);
+    if (!contents.dlls.empty()) inventory.search_folders.push_back(std::move(contents));
+  }
+  if (request.wanted.empty()) return inventory;
+
+  for (const std::string& folder : request.next_to) {
+    if (!searched_hosts.count(folder)) collect(environment, folder, request.wanted, "next to the main DLL", files, images, inventory.copies);
+  }
+  std::size_t budget = kMaxLookInFolders;
+  for (const std::string& folder : request.look_in) walk(environment, folder, 0, budget, request.wanted, files, images, inventory.copies);
+  for (const std::string& pattern : request.install_places) {
+    for (const std::string& folder : expand_pattern(environment, pattern, files)) {
+      if (!searched_hosts.count(folder)) collect(environment, folder, request.wanted, "install place", files, images, inventory.copies);
+    }
+  }
+  const std::pair<const std::optional<std::string>*, const char*> registry_paths[] = {
+      {&environment.user_path, "user PATH (registry)"}, {&environment.machine_path, "machine PATH (registry)"}};
+  for (const auto& [value, source] : registry_paths) {
+    if (!*value) continue;
+    for (const FolderRef& folder : path_folders(environment, **value, files)) {
+      if (folder.exists && !searched_hosts.count(folder.host)) {
+        collect(environment, folder.host, request.wanted, source, files, images, inventory.copies);
+      }
+    }
+  }
+  return inventory;
+}
+
+}  // namespace dlldoctor::env

@@ -1,0 +1,52 @@
+#pragma once
+// Small helpers shared by the detectors (internal to src/rules/detectors).
+#include <fmt/format.h>
+
+#include <string>
+
+#include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/rules/rule_engine.hpp"
+
+namespace dlldoctor::rules::detail {
+
+using Json = nlohmann::ordered_json;
+
+inline std::string version_text(const std::optional<pe::Version>& version) {
+  return version ? version->to_string() : std::string("(no version)");
+}
+
+inline Json copy_json(const env::DllCopy& copy) {
+  return Json{{"path", copy.path},
+              {"windows_path", copy.windows_path ? Json(*copy.windows_path) : Json(nullptr)},
+              {"file_version", copy.file_version ? Json(copy.file_version->to_string()) : Json(nullptr)},
+              {"machine", copy.machine ? Json(pe::machine_name(*copy.machine)) : Json(nullptr)},
+              {"source", copy.source}};
+}
+
+inline Json candidate_json(const resolve::Candidate& c) {
+  return Json{{"path", c.assumed ? Json(nullptr) : Json(c.path)},
+              {"windows_path", c.windows_path ? Json(*c.windows_path) : Json(nullptr)},
+              {"step", std::string(resolve::step_name(c.step))},
+              {"file_version", c.file_version ? Json(c.file_version->to_string()) : Json(nullptr)},
+              {"machine", c.machine ? Json(pe::machine_name(*c.machine)) : Json(nullptr)},
+              {"verdict", std::string(resolve::verdict_name(c.verdict))}};
+}
+
+inline std::string shown(const resolve::Candidate& c) { return display_path(c.windows_path, c.path); }
+inline std::string shown(const env::DllCopy& c) { return display_path(c.windows_path, c.path); }
+inline std::string shown(const env::FolderRef& f) { return f.windows ? *f.windows : f.host; }
+
+inline const std::string& first_needed_by(const graph::Module& module) {
+  static const std::string none = "(unknown)";
+  return module.needed_by.empty() ? none : module.needed_by.front();
+}
+
+// The module's chosen candidate, if any.
+inline const resolve::Candidate* chosen(const graph::Module& module) {
+  for (const auto& c : module.resolution.candidates) {
+    if (c.verdict == resolve::Verdict::Chosen) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace dlldoctor::rules::detail

@@ -1,0 +1,254 @@
+// Every module that is not found gets one finding: the most specific explanation of why (checked in the
+// order below), with the copies found elsewhere as evidence.
+#include <algorithm>
+#include <map>
+
+#include "rules/detectors/common.hpp"
+
+namespace dlldoctor::rules {
+namespace {
+
+using detail::Json;
+
+struct Context {
+  const RuleInput& input;
+  FindingSink& sink;
+  const graph::Module& module;
+  const Family* family;
+  std::vector<const env::DllCopy*> copies;  // usable copies off the search path
+  Json evidence;
+  std::optional<Severity> severity;
+};
+
+bool fits(const RuleInput& input, const env::DllCopy& copy) {
+  return !copy.machine || resolve::machine_fits(input.closure.process_machine, *copy.machine);
+}
+
+bool is_main(const Family& family, const std::string& key) {
+  return std::find(family.main.begin(), family.main.end(), key) != family.main.end();
+}
+
+// Python 3.8+ and other LOAD_LIBRARY_SEARCH_* loads: the DLL is in a PATH folder the load does not search.
+bool python_path_only(Context& c) {
+  const auto& searched = c.module.resolution.searched;
+  if (std::any_of(searched.begin(), searched.end(), [](const auto& s) { return s.step == resolve::SearchStep::Path; })) {
+    return false;
+  }
+  for (const env::PathEntry& entry : c.input.environment.path) {
+    for (const env::FolderContents& folder : c.input.inventory.search_folders) {
+      if (folder.folder.host != entry.folder.host) continue;
+      for (const env::DllCopy& copy : folder.dlls) {
+        if (ascii_lower(copy.name) != c.module.key || !fits(c.input, copy)) continue;
+        c.evidence["path_copy"] = detail::copy_json(copy);
+        c.sink.emit("python-path-only", "default", c.module.name,
+                    {{"dll", c.module.name}, {"folder", detail::shown(entry.folder)}}, c.evidence, c.severity);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// All copies of `names` the inventory knows of, on the search path or off it.
+std::vector<const env::DllCopy*> installed(const RuleInput& input, const std::vector<std::string>& names) {
+  std::vector<const env::DllCopy*> out;
+  auto wanted = [&](const env::DllCopy& copy) {
+    return std::find(names.begin(), names.end(), ascii_lower(copy.name)) != names.end();
+  };
+  for (const auto& copy : input.inventory.copies) {
+    if (wanted(copy)) out.push_back(&copy);
+  }
+  for (const auto& folder : input.inventory.search_folders) {
+    for (const auto& copy : folder.dlls) {
+      if (wanted(copy)) out.push_back(&copy);
+    }
+  }
+  return out;
+}
+
+// A cuDNN main DLL of one generation wanted while only another generation is installed.
+bool wrong_generation(Context& c) {
+  if (!c.family || c.family->kind != "cudnn" || !is_main(*c.family, c.module.key)) return false;
+  for (const Family& other : c.input.rules.families) {
+    if (other.kind != c.family->kind || other.id == c.family->id) continue;
+    const auto copies = installed(c.input, other.main);
+    if (copies.empty()) continue;
+    Json list = Json::array();
+    std::string paths;
+    for (const auto* copy : copies) {
+      list.push_back(detail::copy_json(*copy));
+      paths += (paths.empty() ? "" : ", ") + detail::shown(*copy);
+    }
+    c.evidence["installed"] = std::move(list);
+    c.sink.emit("wrong-cudnn-generation", "default", c.module.name,
+                {{"dll", c.module.name},
+                 {"needed_by", detail::first_needed_by(c.module)},
+                 {"wanted", c.family->name},
+                 {"wanted_version", c.family->generation + ".x"},
+                 {"installed", other.name},
+                 {"copies", paths}},
+                c.evidence, c.severity);
+    return true;
+  }
+  return false;
+}
+
+// A CUDA library of one major version wanted by a process that loads the other one.
+bool cuda_major(Context& c) {
+  if (!c.family || c.family->kind != "cuda") return false;
+  for (const graph::Module& other : c.input.closure.modules) {
+    if (other.resolution.failure != resolve::Failure::None) continue;
+    const Family* family = c.input.rules.family_of(other.key);
+    if (!family || family->kind != "cuda" || family->generation == c.family->generation) continue;
+    std::string present;
+    for (const graph::Module& m : c.input.closure.modules) {
+      if (m.resolution.failure == resolve::Failure::None && c.input.rules.family_of(m.key) == family) {
+        present += (present.empty() ? "" : ", ") + m.name;
+      }
+    }
+    c.evidence["present_family"] = family->id;
+    c.sink.emit("cuda-major-mismatch", "default", c.module.name,
+                {{"dll", c.module.name},
+                 {"needed_by", detail::first_needed_by(c.module)},
+                 {"wanted", c.family->generation},
+                 {"present", family->generation},
+                 {"present_dlls", present}},
+                c.evidence, c.severity);
+    return true;
+  }
+  return false;
+}
+
+// Siblings that a loaded main DLL of their family loads by name: grouped per main DLL and reason, since
+// one partial copy of a zip usually misses several at once.
+struct SiblingGroup {
+  std::vector<std::string> dlls;
+  Vars vars;
+  Json evidence;
+  std::optional<Severity> severity;
+};
+using SiblingGroups = std::map<std::pair<std::string, std::string>, SiblingGroup>;  // (main, variant)
+
+bool missing_sibling(Context& c, SiblingGroups& groups) {
+  if (!c.family || c.family->kind != "cudnn" || is_main(*c.family, c.module.key)) return false;
+  const graph::Module* main = nullptr;
+  for (const graph::Module& m : c.input.closure.modules) {
+    if (m.resolution.failure == resolve::Failure::None && m.resolution.path && is_main(*c.family, m.key)) main = &m;
+  }
+  if (!main) return false;
+  const std::string main_path = display_path(main->resolution.windows_path, *main->resolution.path);
+  Vars vars = {{"main", main->name}, {"main_folder", folder_of(main_path)}, {"family", c.family->name}};
+  std::string variant = "absent";
+  Json copy = nullptr;
+  for (const auto* candidate : c.copies) {
+    if (candidate->source == "next to the main DLL") {
+      variant = "next_to_main";
+      vars["folder"] = folder_of(detail::shown(*candidate));
+      copy = detail::copy_json(*candidate);
+    }
+  }
+  if (variant == "absent" && !c.copies.empty()) {
+    variant = "copy_elsewhere";
+    vars["copy"] = detail::shown(*c.copies.front());
+    copy = detail::copy_json(*c.copies.front());
+  }
+  SiblingGroup& group = groups[{main->name, variant}];
+  if (group.dlls.empty()) {
+    group.vars = vars;
+    group.evidence = Json{{"main", main_path}, {"missing", Json::array()}};
+  }
+  group.dlls.push_back(c.module.name);
+  group.evidence["missing"].push_back(Json{{"dll", c.module.name}, {"copy", copy}, {"searched", c.evidence["searched"]}});
+  return true;
+}
+
+void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
+  for (auto& [key, group] : groups) {
+    std::string names;
+    for (const auto& dll : group.dlls) names += (names.empty() ? "" : ", ") + dll;
+    group.vars["dll"] = names;
+    sink.emit("missing-sibling", key.second, group.dlls.front(), group.vars, group.evidence, group.severity);
+  }
+}
+
+// zlibwapi, the MSVC runtime, CUDA libraries and the driver: runtimes the program's DLLs need.
+bool missing_runtime(Context& c) {
+  if (!c.family || c.family->kind == "cudnn") return false;
+  // Without a Windows disk the driver cannot be seen; the driver detector says so instead.
+  if (c.family->kind == "driver" && c.input.environment.assume_system_dlls) return true;
+  Vars vars = {{"dll", c.module.name},
+               {"family", c.family->name},
+               {"needed_by", detail::first_needed_by(c.module)},
+               {"install", c.family->install}};
+  if (!c.copies.empty()) {
+    const env::DllCopy& copy = *c.copies.front();
+    vars["copy"] = detail::shown(copy);
+    vars["folder"] = folder_of(detail::shown(copy));
+    std::string target = vars["folder"];
+    for (const graph::Module& m : c.input.closure.modules) {
+      if (m.name == detail::first_needed_by(c.module) && m.resolution.path) {
+        target = folder_of(display_path(m.resolution.windows_path, *m.resolution.path));
+      }
+    }
+    vars["target_folder"] = target;
+    c.sink.emit("missing-runtime", "copy_elsewhere", c.module.name, vars, c.evidence, c.severity);
+    return true;
+  }
+  c.sink.emit("missing-runtime", "default", c.module.name, vars, c.evidence, c.severity);
+  return true;
+}
+
+bool not_on_search_path(Context& c) {
+  if (c.copies.empty()) return false;
+  const env::DllCopy& copy = *c.copies.front();
+  const std::string folder = folder_of(detail::shown(copy));
+  const bool user = copy.source == "user PATH (registry)";
+  const bool machine = copy.source == "machine PATH (registry)";
+  if (user || machine) {
+    c.sink.emit("not-on-search-path", "stale_terminal", c.module.name,
+                {{"dll", c.module.name},
+                 {"folder", folder},
+                 {"scope", user ? "user" : "machine"},
+                 {"scope_name", user ? "User" : "Machine"}},
+                c.evidence, c.severity);
+  } else {
+    c.sink.emit("not-on-search-path", "default", c.module.name,
+                {{"dll", c.module.name}, {"copy", detail::shown(copy)}, {"source", copy.source}, {"folder", folder}},
+                c.evidence, c.severity);
+  }
+  return true;
+}
+
+}  // namespace
+
+void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
+  SiblingGroups siblings;
+  for (const graph::Module& module : input.closure.modules) {
+    if (module.is_root || module.resolution.failure != resolve::Failure::NotFound) continue;
+    Context c{input, sink, module, input.rules.family_of(module.key), {}, Json::object(), std::nullopt};
+    // A delay-loaded DLL fails only when first called, and maybe never.
+    if (module.load == graph::LoadKind::Delay) c.severity = Severity::Warning;
+    for (const env::DllCopy& copy : input.inventory.copies) {
+      if (ascii_lower(copy.name) == module.key && fits(input, copy)) c.copies.push_back(&copy);
+    }
+    Json searched = Json::array();
+    for (const auto& s : module.resolution.searched) {
+      searched.push_back({{"step", std::string(resolve::step_name(s.step))}, {"folder", detail::shown(s.folder)}});
+    }
+    Json copies = Json::array();
+    for (const auto* copy : c.copies) copies.push_back(detail::copy_json(*copy));
+    c.evidence = Json{{"load", std::string(graph::load_kind_name(module.load))},
+                      {"needed_by", module.needed_by},
+                      {"searched", std::move(searched)},
+                      {"copies", std::move(copies)}};
+    if (python_path_only(c) || wrong_generation(c) || cuda_major(c) || missing_sibling(c, siblings) ||
+        missing_runtime(c) || not_on_search_path(c)) {
+      continue;
+    }
+    sink.emit("not-installed", "default", module.name,
+              {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity);
+  }
+  emit_sibling_groups(sink, siblings);
+}
+
+}  // namespace dlldoctor::rules

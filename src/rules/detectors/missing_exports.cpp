@@ -1,0 +1,58 @@
+// Error 127: the copy that loads lacks a function its importer needs; say which other copy has it.
+#include <algorithm>
+
+#include "rules/detectors/common.hpp"
+
+namespace dlldoctor::rules {
+namespace {
+
+bool exports_all(const pe::Image& image, const std::vector<graph::MissingExport>& wanted) {
+  if (!image.exports) return false;
+  return std::all_of(wanted.begin(), wanted.end(), [&](const graph::MissingExport& m) {
+    return std::any_of(image.exports->items.begin(), image.exports->items.end(), [&](const pe::ExportItem& item) {
+      return m.function[0] == '#' ? "#" + std::to_string(item.ordinal) == m.function : item.name == m.function;
+    });
+  });
+}
+
+}  // namespace
+
+void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
+  for (const graph::Module& module : input.closure.modules) {
+    if (module.missing_exports.empty() || !module.resolution.path) continue;
+    const graph::MissingExport& first = module.missing_exports.front();
+    std::string functions;
+    detail::Json missing = detail::Json::array();
+    for (std::size_t i = 0; i < module.missing_exports.size(); ++i) {
+      const auto& m = module.missing_exports[i];
+      missing.push_back({{"function", m.function}, {"needed_by", m.needed_by}, {"detail", m.detail}});
+      if (i < 5) functions += (functions.empty() ? "" : ", ") + m.function;
+    }
+    if (module.missing_exports.size() > 5) functions += fmt::format(" and {} more", module.missing_exports.size() - 5);
+    const std::string path = display_path(module.resolution.windows_path, *module.resolution.path);
+    Vars vars = {{"dll", module.name},
+                 {"function", functions},
+                 {"needed_by", first.needed_by},
+                 {"detail", first.detail},
+                 {"path", path},
+                 {"file", file_of(path)}};
+    detail::Json evidence = {{"path", path}, {"missing", std::move(missing)}};
+    const auto severity = module.load == graph::LoadKind::Delay ? std::optional<Severity>(Severity::Warning) : std::nullopt;
+    const auto other = std::find_if(module.resolution.candidates.begin(), module.resolution.candidates.end(),
+                                    [&](const resolve::Candidate& c) {
+                                      return c.verdict == resolve::Verdict::Shadowed && c.image &&
+                                             exports_all(*c.image, module.missing_exports);
+                                    });
+    if (other != module.resolution.candidates.end()) {
+      vars["other"] = detail::shown(*other);
+      vars["other_version"] = detail::version_text(other->file_version);
+      vars["other_folder"] = folder_of(detail::shown(*other));
+      evidence["other_copy"] = detail::candidate_json(*other);
+      sink.emit("missing-export", "other_copy", module.name, vars, evidence, severity);
+    } else {
+      sink.emit("missing-export", "default", module.name, vars, evidence, severity);
+    }
+  }
+}
+
+}  // namespace dlldoctor::rules

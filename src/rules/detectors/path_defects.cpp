@@ -1,0 +1,48 @@
+// Section 5.5, the PATH itself: entries cut short, quoted, missing or repeated.
+#include <map>
+
+#include "rules/detectors/common.hpp"
+
+namespace dlldoctor::rules {
+
+void detect_path_defects(const RuleInput& input, FindingSink& sink) {
+  const auto& path = input.environment.path;
+  std::size_t length = 0;
+  for (const auto& entry : path) length += entry.text.size() + 1;
+  if (length > 0) --length;
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const env::PathEntry& entry = path[i];
+    detail::Json evidence = {{"entry", entry.text}, {"index", i}, {"path_length", length}};
+    if (!entry.text.empty() && entry.text.front() == '"') {
+      std::string unquoted = entry.text;
+      unquoted.erase(0, 1);
+      if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
+      sink.emit("path-quoted-entry", "default", "", {{"entry", entry.text}, {"unquoted", unquoted}}, evidence);
+      continue;
+    }
+    if (entry.text.empty()) continue;
+    if (!entry.folder.exists && !entry.folder.host.empty()) {
+      if (entry.completion) {
+        evidence["real"] = detail::shown(*entry.completion);
+        sink.emit("path-truncated", "default", "",
+                  {{"entry", entry.text}, {"real", detail::shown(*entry.completion)}, {"length", std::to_string(length)}},
+                  evidence);
+      } else {
+        sink.emit("path-missing-entry", "default", "", {{"entry", entry.text}}, evidence);
+      }
+      continue;
+    }
+    if (entry.folder.exists) ++seen[ascii_lower(entry.folder.host)];
+  }
+  for (const auto& entry : path) {
+    if (!entry.folder.exists) continue;
+    auto it = seen.find(ascii_lower(entry.folder.host));
+    if (it == seen.end() || it->second < 2) continue;
+    sink.emit("path-duplicate-entry", "default", "", {{"entry", entry.text}, {"count", std::to_string(it->second)}},
+              {{"entry", entry.text}, {"count", it->second}});
+    seen.erase(it);
+  }
+}
+
+}  // namespace dlldoctor::rules

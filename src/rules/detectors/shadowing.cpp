@@ -1,0 +1,121 @@
+// Section 5.5: an older copy wins, one family's DLLs come from different releases, a folder mixes
+// generations.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "rules/detectors/common.hpp"
+
+namespace dlldoctor::rules {
+namespace {
+
+void older_copy_wins(const RuleInput& input, FindingSink& sink) {
+  for (const graph::Module& module : input.closure.modules) {
+    const resolve::Candidate* winner = detail::chosen(module);
+    if (!winner || winner->assumed || !winner->file_version || module.is_root) continue;
+    if (winner->step == resolve::SearchStep::KnownDll) continue;  // the system copy is meant to win
+    const resolve::Candidate* newest = nullptr;
+    for (const auto& c : module.resolution.candidates) {
+      if (c.verdict != resolve::Verdict::Shadowed || !c.file_version || !c.machine || !winner->machine) continue;
+      if (*c.machine != *winner->machine || !(*winner->file_version < *c.file_version)) continue;
+      if (!newest || *newest->file_version < *c.file_version) newest = &c;
+    }
+    if (!newest) continue;
+    const std::string chosen_path = detail::shown(*winner);
+    sink.emit("older-copy-wins", "default", module.name,
+              {{"dll", module.name},
+               {"chosen", chosen_path},
+               {"file", file_of(chosen_path)},
+               {"chosen_version", winner->file_version->to_string()},
+               {"chosen_step", std::string(resolve::step_name(winner->step))},
+               {"newer", detail::shown(*newest)},
+               {"newer_folder", folder_of(detail::shown(*newest))},
+               {"newer_version", newest->file_version->to_string()},
+               {"newer_step", std::string(resolve::step_name(newest->step))}},
+              {{"chosen", detail::candidate_json(*winner)}, {"newer", detail::candidate_json(*newest)}});
+  }
+}
+
+void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
+  for (const Family& family : input.rules.families) {
+    if (!family.same_version) continue;
+    std::map<pe::Version, std::vector<const graph::Module*>> by_version;
+    for (const graph::Module& module : input.closure.modules) {
+      if (module.resolution.failure != resolve::Failure::None || !module.resolution.image) continue;
+      if (input.rules.family_of(module.key) != &family || !module.resolution.image->file_version) continue;
+      by_version[*module.resolution.image->file_version].push_back(&module);
+    }
+    if (by_version.size() < 2) continue;
+    // The release most members come from is taken as the intended one; the others are renamed.
+    const auto majority = std::max_element(by_version.begin(), by_version.end(), [](const auto& a, const auto& b) {
+      return a.second.size() < b.second.size() || (a.second.size() == b.second.size() && a.first < b.first);
+    });
+    std::string versions, renames;
+    detail::Json evidence = detail::Json::object();
+    for (const auto& [version, modules] : by_version) {
+      detail::Json list = detail::Json::array();
+      for (const graph::Module* m : modules) {
+        const std::string path = display_path(m->resolution.windows_path, *m->resolution.path);
+        list.push_back(path);
+        versions += fmt::format("{}{} {}", versions.empty() ? "" : ", ", m->name, version.to_string());
+        if (version != majority->first) {
+          renames += fmt::format("{}Rename-Item \"{}\" \"{}.bak\"", renames.empty() ? "" : "; ", path, file_of(path));
+        }
+      }
+      evidence[version.to_string()] = std::move(list);
+    }
+    sink.emit("mixed-family-versions", "default", by_version.begin()->second.front()->name,
+              {{"family", family.name}, {"versions", versions}, {"renames", renames}}, {{"by_version", evidence}});
+  }
+}
+
+// "cudnn*64_8.dll" for cuDNN 8: the common start and end of the family's names.
+std::string name_pattern(const Family& family) {
+  std::string prefix = family.members.front(), suffix = family.members.front();
+  for (const std::string& name : family.members) {
+    std::size_t p = 0;
+    while (p < prefix.size() && p < name.size() && prefix[p] == name[p]) ++p;
+    prefix.resize(p);
+    std::size_t s = 0;
+    while (s < suffix.size() && s < name.size() && suffix[suffix.size() - 1 - s] == name[name.size() - 1 - s]) ++s;
+    suffix = suffix.substr(suffix.size() - s);
+  }
+  return prefix + "*" + suffix;
+}
+
+void mixed_generations(const RuleInput& input, FindingSink& sink) {
+  for (const env::FolderContents& folder : input.inventory.search_folders) {
+    std::map<std::string, std::set<const Family*>> by_kind;
+    for (const env::DllCopy& dll : folder.dlls) {
+      if (const Family* family = input.rules.family_of(ascii_lower(dll.name))) {
+        if (family->kind == "cudnn") by_kind[family->kind].insert(family);
+      }
+    }
+    for (const auto& [kind, families] : by_kind) {
+      if (families.size() < 2) continue;
+      std::vector<const Family*> sorted(families.begin(), families.end());
+      std::sort(sorted.begin(), sorted.end(), [](const Family* a, const Family* b) { return a->generation < b->generation; });
+      std::string names;
+      for (const Family* f : sorted) names += (names.empty() ? "" : " and ") + f->name;
+      const Family& older = *sorted.front();
+      detail::Json dlls = detail::Json::array();
+      for (const env::DllCopy& dll : folder.dlls) dlls.push_back(detail::copy_json(dll));
+      sink.emit("mixed-generations-folder", "default", older.main.front(),
+                {{"folder", detail::shown(folder.folder)},
+                 {"families", names},
+                 {"moved_name", older.id},
+                 {"pattern", name_pattern(older)}},
+                {{"folder", detail::shown(folder.folder)}, {"dlls", std::move(dlls)}});
+    }
+  }
+}
+
+}  // namespace
+
+void detect_shadowing(const RuleInput& input, FindingSink& sink) {
+  older_copy_wins(input, sink);
+  mixed_family_versions(input, sink);
+  mixed_generations(input, sink);
+}
+
+}  // namespace dlldoctor::rules

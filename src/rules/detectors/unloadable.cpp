@@ -1,0 +1,84 @@
+// Section 5.4: files the loader reaches but cannot use (wrong machine, not a PE image) and files that
+// carry the Mark of the Web.
+#include <map>
+
+#include "rules/detectors/common.hpp"
+
+namespace dlldoctor::rules {
+
+void detect_unloadable(const RuleInput& input, FindingSink& sink) {
+  const std::string process_machine = pe::machine_name(input.closure.process_machine);
+  const std::string program = input.closure.modules.empty() ? std::string() : input.closure.modules.front().name;
+  // One Mark of the Web finding per folder: Unblock-File is applied to folders.
+  std::map<std::string, std::vector<const resolve::Candidate*>> marked;
+
+  for (const graph::Module& module : input.closure.modules) {
+    if (module.is_root) continue;
+    const auto& resolution = module.resolution;
+    bool any_usable = false;
+    bool any_wrong = false;
+    for (const auto& c : resolution.candidates) {
+      any_usable |= c.verdict == resolve::Verdict::Chosen || c.verdict == resolve::Verdict::Shadowed;
+      any_wrong |= c.verdict == resolve::Verdict::WrongMachine;
+    }
+    bool before_winner = true;
+    for (const auto& c : resolution.candidates) {
+      if (c.verdict == resolve::Verdict::Chosen) before_winner = false;
+      if (c.mark_of_the_web && c.mark_of_the_web->zone_id >= 3 &&
+          (c.verdict == resolve::Verdict::Chosen || c.verdict == resolve::Verdict::Shadowed)) {
+        marked[folder_of(detail::shown(c))].push_back(&c);
+      }
+      const bool caused_failure = resolution.failure == resolve::Failure::BadImage && resolution.path == c.path;
+      Vars vars = {{"path", detail::shown(c)},
+                   {"file", file_of(detail::shown(c))},
+                   {"folder", folder_of(detail::shown(c))},
+                   {"dll", module.name},
+                   {"step", std::string(resolve::step_name(c.step))},
+                   {"process_machine", process_machine},
+                   {"program", program}};
+      detail::Json evidence = {{"candidate", detail::candidate_json(c)}, {"process_machine", process_machine}};
+      if (c.verdict == resolve::Verdict::WrongMachine) {
+        vars["machine"] = c.machine ? pe::machine_name(*c.machine) : "?";
+        if (caused_failure) {
+          sink.emit("wrong-machine", "failed", module.name, vars, evidence);
+        } else if (before_winner && any_usable) {
+          sink.emit("wrong-machine", "skipped", module.name, vars, evidence, Severity::Warning);
+        }
+      } else if (c.verdict == resolve::Verdict::NotLoadable && (caused_failure || before_winner)) {
+        vars["problem"] = c.problem;
+        sink.emit("unloadable-file", "default", module.name, vars, evidence,
+                  caused_failure ? std::nullopt : std::optional<Severity>(Severity::Warning));
+      }
+    }
+    // Only copies for another machine exist: the program itself is the wrong build (32-bit Python).
+    if (!any_usable && any_wrong && resolution.failure == resolve::Failure::NotFound) {
+      const resolve::Candidate& first = resolution.candidates.front();
+      sink.emit("wrong-machine", "wrong_program", module.name,
+                {{"dll", module.name},
+                 {"program", program},
+                 {"process_machine", process_machine},
+                 {"machine", first.machine ? pe::machine_name(*first.machine) : "?"}},
+                {{"candidate", detail::candidate_json(first)}, {"process_machine", process_machine}});
+    }
+  }
+
+  for (const auto& [folder, candidates] : marked) {
+    const resolve::Candidate& first = *candidates.front();
+    detail::Json files = detail::Json::array();
+    for (const auto* c : candidates) {
+      files.push_back({{"path", detail::shown(*c)},
+                       {"zone_id", c->mark_of_the_web->zone_id},
+                       {"host_url", c->mark_of_the_web->host_url},
+                       {"stream", c->mark_of_the_web->stream}});
+    }
+    const std::string& url = first.mark_of_the_web->host_url;
+    sink.emit("mark-of-the-web", "default", file_of(detail::shown(first)),
+              {{"path", detail::shown(first)},
+               {"folder", folder},
+               {"zone_id", std::to_string(first.mark_of_the_web->zone_id)},
+               {"host", url.empty() ? std::string() : ", from " + url}},
+              {{"files", std::move(files)}});
+  }
+}
+
+}  // namespace dlldoctor::rules

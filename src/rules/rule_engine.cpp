@@ -1,0 +1,123 @@
+#include "dlldoctor/rules/rule_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace dlldoctor::rules {
+
+std::string display_path(const std::optional<std::string>& windows, const std::string& host) {
+  return windows ? *windows : host;
+}
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.find_last_of("\\/");
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::string file_of(const std::string& path) {
+  const auto slash = path.find_last_of("\\/");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string FindingSink::fill(const std::string& text, const Vars& vars, const std::string& where) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '{') {
+      const std::size_t close = text.find('}', i);
+      const std::string name = close == std::string::npos ? std::string() : text.substr(i + 1, close - i - 1);
+      const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || c == '_';
+      });
+      if (identifier) {
+        auto value = vars.find(name);
+        if (value != vars.end()) {
+          out += value->second;
+        } else {
+          output_.problems.push_back(fmt::format("{}: no value for {{{}}}", where, name));
+          out += text.substr(i, close - i + 1);
+        }
+        i = close + 1;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+void FindingSink::emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
+                       nlohmann::ordered_json evidence, std::optional<Severity> severity) {
+  const FindingRule* rule = rules_.finding(id);
+  if (!rule) {
+    output_.problems.push_back(fmt::format("no rule data for finding '{}'", id));
+    return;
+  }
+  auto pick = [&](const auto& map) { auto it = map.find(variant); return it != map.end() ? it : map.find("default"); };
+  auto message = pick(rule->messages);
+  auto fix = pick(rule->fixes);
+  const std::string where = fmt::format("finding '{}' variant '{}' ({})", id, variant, rule->source);
+  if (message == rule->messages.end() || fix == rule->fixes.end()) {
+    output_.problems.push_back(where + ": no message or fix for this variant");
+    return;
+  }
+  Finding finding;
+  finding.id = id;
+  finding.failure_mode = rule->failure_mode;
+  finding.severity = severity.value_or(rule->severity);
+  finding.module = module;
+  finding.message = fill(message->second, vars, where);
+  for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where));
+  finding.evidence = std::move(evidence);
+  output_.findings.push_back(std::move(finding));
+}
+
+RuleOutput FindingSink::take() {
+  std::stable_sort(output_.findings.begin(), output_.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
+  return std::move(output_);
+}
+
+env::InventoryRequest inventory_request(const graph::Closure& closure, const RuleData& rules) {
+  env::InventoryRequest request;
+  for (const Family& family : rules.families) request.interesting.insert(family.members.begin(), family.members.end());
+  for (const graph::Module& module : closure.modules) {
+    if (module.resolution.failure != resolve::Failure::NotFound || module.resolution.api_set_host) continue;
+    request.wanted.insert(module.key);
+    // For a missing cuDNN 8 DLL, cuDNN 9 copies tell "another generation is installed", and the other
+    // way round: look for the main DLLs of every family of the same kind.
+    if (const Family* family = rules.family_of(module.key)) {
+      for (const Family& other : rules.families) {
+        if (other.kind == family->kind) request.wanted.insert(other.main.begin(), other.main.end());
+      }
+      request.install_places.insert(request.install_places.end(), family->install_places.begin(),
+                                    family->install_places.end());
+    }
+  }
+  // Siblings missing from the search path are often next to the main DLL that wants them.
+  for (const graph::Module& module : closure.modules) {
+    const Family* family = rules.family_of(module.key);
+    if (!family || !module.resolution.path || module.resolution.failure != resolve::Failure::None) continue;
+    if (std::find(family->main.begin(), family->main.end(), module.key) != family->main.end()) {
+      request.next_to.push_back(folder_of(*module.resolution.path));
+    }
+  }
+  std::sort(request.install_places.begin(), request.install_places.end());
+  request.install_places.erase(std::unique(request.install_places.begin(), request.install_places.end()),
+                               request.install_places.end());
+  return request;
+}
+
+RuleOutput run_rules(const RuleInput& input) {
+  FindingSink sink(input.rules);
+  detect_missing_dlls(input, sink);
+  detect_unloadable(input, sink);
+  detect_missing_exports(input, sink);
+  detect_shadowing(input, sink);
+  detect_versions(input, sink);
+  detect_path_defects(input, sink);
+  return sink.take();
+}
+
+}  // namespace dlldoctor::rules
