@@ -48,9 +48,10 @@ case "${1:-}" in
     # an ASan/UBSan check.
     cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLLDOCTOR_SANITIZE=ON -DDLLDOCTOR_WERROR=ON >/dev/null
     cmake --build build-test -j "$jobs"
-    (cd build-test && ctest --output-on-failure -j "$jobs")
-    # A short, fixed-time fuzzing run of the PE reader (clang + libFuzzer).
+    # A short, fixed-time fuzzing run of the PE reader (clang + libFuzzer), then every test; CTest's
+    # summary is the last thing printed.
     fuzz/run.sh 60
+    (cd build-test && ctest --output-on-failure -j "$jobs")
     ;;
   *)
     echo "usage: ./dev.sh demo | ./dev.sh test" >&2

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/scan.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
@@ -36,12 +38,17 @@ struct ExplainOptions {
   bool no_color = false;
   std::vector<std::string> rules;
   std::vector<std::string> look_in;
+  std::vector<std::string> scan;
+  bool all_dlls = false;
+  std::string output;
   // environment
   std::string sysroot;
   std::vector<std::string> path;
   std::string cwd;
   std::string safe_mode;
   std::string known_dlls;
+  std::string windows_user;
+  bool assume_system_dlls = false;
   std::string argv0;
 };
 
@@ -63,23 +70,43 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-int run_explain(const ExplainOptions& options) {
+env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
   env::EnvironmentFlags flags;
   if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
   flags.path = options.path;
   if (!options.cwd.empty()) flags.cwd = options.cwd;
   if (!options.safe_mode.empty()) flags.safe_dll_search_mode = options.safe_mode == "on";
   if (!options.known_dlls.empty()) flags.known_dlls = split_list(options.known_dlls);
+  if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
+  flags.assume_system_dlls = options.assume_system_dlls;
+  return flags;
+}
 
-  env::HostFileSystem files;
-  auto environment = env::environment_from_flags(flags, files);
-  if (!environment) return fail(environment.error().message);
-
+Result<rules::RuleData> rule_data_of(const ExplainOptions& options) {
   std::vector<std::string> rule_folders;
   if (auto shipped = rules::default_rules_folder(options.argv0)) rule_folders.push_back(*shipped);
   rule_folders.insert(rule_folders.end(), options.rules.begin(), options.rules.end());
-  auto rule_data = rules::load_rules(rule_folders);
+  return rules::load_rules(rule_folders);
+}
+
+int run_explain(const ExplainOptions& options) {
+  auto rule_data = rule_data_of(options);
   if (!rule_data) return fail(rule_data.error().message);
+  if (!options.scan.empty()) {
+    ScanCommand command;
+    command.roots = options.scan;
+    command.all_dlls = options.all_dlls;
+    command.format = options.format;
+    command.output = options.output;
+    command.no_color = options.no_color;
+    command.environment = environment_flags(options);
+    command.environment_given = !options.path.empty() || !options.sysroot.empty() || !options.cwd.empty();
+    return run_scan(command, *rule_data);
+  }
+  const env::EnvironmentFlags flags = environment_flags(options);
+  env::HostFileSystem files;
+  auto environment = env::environment_from_flags(flags, files);
+  if (!environment) return fail(environment.error().message);
 
   graph::ClosureRequest request;
   request.program = options.host.empty() ? options.program : options.host;
@@ -149,15 +176,19 @@ int run_explain(const ExplainOptions& options) {
   input.findings = &rule_output.findings;
   input.rules = &*rule_data;
 
+  input.generated_at = utc_now();
   std::string out;
   if (options.format == "json") {
     out = report::closure_to_json(input).dump(2, ' ', false, report::Json::error_handler_t::replace) + "\n";
+  } else if (options.format == "markdown") {
+    out = report::closure_to_markdown(input);
   } else {
     report::TextStyle style;
-    style.color = !options.no_color && std::getenv("NO_COLOR") == nullptr && isatty(fileno(stdout));
+    style.color = !options.no_color && std::getenv("NO_COLOR") == nullptr && options.output.empty() &&
+                  isatty(fileno(stdout));
     report::append_closure_text(out, input, style);
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (write_output(out, options.output) != kExitOk) return kExitFailure;
   return report::exit_status(input) == 0 ? kExitOk : kExitFindings;
 }
 
@@ -178,6 +209,12 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
       ->group(environment);
   app.add_option("--known-dlls", options->known_dlls, "KnownDLLs, comma-separated (default: Windows 10/11 list)")
       ->group(environment);
+  app.add_option("--windows-user", options->windows_user,
+                 "The profile under Users/ whose registry PATH to compare with (default: the only one)")
+      ->group(environment);
+  app.add_flag("--assume-system-dlls", options->assume_system_dlls,
+               "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
+      ->group(environment);
   auto* calls = "LoadLibrary calls of a running program";
   app.add_option("--host", options->host, "The running program that makes the --load calls")->group(calls);
   CLI::Option* load = app.add_option("--load", options->loads, "A LoadLibraryEx call: a DLL name or path (repeatable)")
@@ -197,7 +234,14 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
                  "A wrong-machine file found first: fail (documented, error 193) or skip (Dependencies, Wine)")
       ->check(CLI::IsMember({"fail", "skip"}))
       ->capture_default_str();
-  app.add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_option("--format", options->format, "Output format (text on a terminal, json for scripts and tickets, "
+                                             "markdown to paste into an issue)")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  app.add_option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders")
+      ->expected(1, -1);
+  app.add_flag("--all-dlls", options->all_dlls, "With --scan: every DLL, not only the families in rules/");
   app.add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   app.add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
   app.add_option("--look-in", options->look_in,

@@ -36,7 +36,9 @@ std::vector<std::string> split_windows_components(std::string_view text) {
   return normal;
 }
 
-std::string host_absolute(std::string_view text) {
+}  // namespace
+
+std::string absolute_path(std::string_view text) {
   FsErrorCode ec;
   fs::path absolute = fs::absolute(fs::path(std::string(text)), ec);
   if (ec) return std::string(text);
@@ -46,6 +48,8 @@ std::string host_absolute(std::string_view text) {
   while (normal.size() > 1 && (normal.back() == '/' || normal.back() == '\\')) normal.pop_back();
   return normal;
 }
+
+namespace {
 
 // A system folder under the sysroot's Windows folder, spelled as Windows spells it.
 FolderRef system_folder(const Environment& environment, std::string_view windows_relative, FileSystem& files) {
@@ -127,6 +131,54 @@ std::optional<FolderRef> completion_of(const Environment& environment, const std
   return std::nullopt;
 }
 
+// The user PATH of one profile under the sysroot (HKCU\Environment in its NTUSER.DAT).
+void read_user_path(Environment& environment, const EnvironmentFlags& flags, FileSystem& files) {
+  const FolderRef users = resolve_folder(environment, "C:\\Users", files);
+  if (!users.exists) return;
+  std::vector<std::string> profiles;
+  for (const std::string& name : files.folder_names(users.host)) {
+    const std::string lower = ascii_lower(name);
+    if (lower == "default" || lower == "default user" || lower == "public" || lower == "all users") continue;
+    if (files.find_file(join_path(users.host, name), "NTUSER.DAT")) profiles.push_back(name);
+  }
+  std::string profile;
+  if (flags.windows_user) {
+    for (const auto& name : profiles) {
+      if (ascii_lower(name) == ascii_lower(*flags.windows_user)) profile = name;
+    }
+    if (profile.empty()) {
+      environment.notes.push_back(fmt::format("--windows-user {}: no such profile with an NTUSER.DAT under C:\\Users",
+                                              *flags.windows_user));
+      return;
+    }
+  } else if (profiles.size() == 1) {
+    profile = profiles.front();
+  } else {
+    if (profiles.size() > 1) {
+      environment.notes.push_back("several user profiles under C:\\Users: name one with --windows-user to compare "
+                                  "with its PATH");
+    }
+    return;
+  }
+  const std::string hive_path = *files.find_file(join_path(users.host, profile), "NTUSER.DAT");
+  auto hive = RegistryHive::open(hive_path);
+  auto key = hive ? hive->find_key("Environment") : Result<std::optional<RegistryHive::Key>>(hive.error());
+  auto value = key && *key ? hive->value(**key, "Path") : Result<std::optional<RegistryValue>>(std::nullopt);
+  if (!hive || !key || !value) {
+    const Error& error = !hive ? hive.error() : (!key ? key.error() : value.error());
+    environment.notes.push_back(fmt::format("{}: {}; the user PATH is not known", hive_path, error.message));
+    return;
+  }
+  if (*value) {
+    if (auto text = (*value)->text()) {
+      environment.user_path = expand_environment_strings(
+          *text, {{"USERPROFILE", "C:\\Users\\" + profile}, {"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"},
+                  {"SystemDrive", "C:"}, {"USERNAME", profile}, {"LOCALAPPDATA", "C:\\Users\\" + profile + "\\AppData\\Local"},
+                  {"APPDATA", "C:\\Users\\" + profile + "\\AppData\\Roaming"}});
+    }
+  }
+}
+
 }  // namespace
 
 bool is_windows_absolute(std::string_view text) {
@@ -152,7 +204,7 @@ std::optional<std::string> windows_path_of(const Environment& environment, const
 FolderRef resolve_folder(const Environment& environment, std::string_view text, FileSystem& files) {
   FolderRef folder;
   if (!is_windows_absolute(text)) {
-    folder.host = host_absolute(text);
+    folder.host = absolute_path(text);
     folder.exists = files.folder_exists(folder.host);
     folder.windows = windows_path_of(environment, folder.host);
     return folder;
@@ -184,7 +236,7 @@ FolderRef resolve_folder(const Environment& environment, std::string_view text, 
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files) {
   Environment environment;
   if (flags.sysroot) {
-    const std::string root = host_absolute(*flags.sysroot);
+    const std::string root = absolute_path(*flags.sysroot);
     if (!files.folder_exists(root)) return Error{fmt::format("--sysroot {}: no such folder", *flags.sysroot)};
     environment.sysroot = root;
     environment.system32 = system_folder(environment, "System32", files);
@@ -194,6 +246,11 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
                                *flags.sysroot)};
     }
     environment.syswow64 = system_folder(environment, "SysWOW64", files);
+    if (flags.assume_system_dlls) {
+      environment.assume_system_dlls = true;
+      environment.notes.push_back("--assume-system-dlls: stock Windows DLLs missing from the sysroot are assumed "
+                                  "present in System32");
+    }
     environment.system16 = system_folder(environment, "System", files);
     environment.windows = system_folder(environment, "", files);
   } else {
@@ -261,6 +318,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     }
   }
 
+  if (environment.sysroot) read_user_path(environment, flags, files);
   environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(hive.safe_dll_search_mode.value_or(true));
 
   if (flags.known_dlls) {

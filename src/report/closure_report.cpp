@@ -200,6 +200,7 @@ Json closure_to_json(const ReportInput& input) {
 
   return Json{{"schema", kReportSchema},
               {"tool_version", input.tool_version},
+              {"generated_at", input.generated_at},
               {"request", std::move(request_json)},
               {"environment", std::move(environment_json)},
               {"process", {{"machine", pe::machine_name(closure.process_machine)}}},
@@ -287,22 +288,69 @@ class TreeWriter {
 
 }  // namespace
 
+namespace {
+
+// The one line a report leads with.
+std::string verdict(const ReportInput& input) {
+  const graph::Outcome& outcome = input.closure->outcome;
+  std::size_t errors = 0, warnings = 0;
+  const rules::Finding* first_error = nullptr;
+  for (const auto& finding : *input.findings) {
+    if (finding.severity == rules::Severity::Error) {
+      if (!first_error) first_error = &finding;
+      ++errors;
+    } else if (finding.severity == rules::Severity::Warning) {
+      ++warnings;
+    }
+  }
+  if (!outcome.ok) return fmt::format("FAILS: {} fails with error {}: {}", outcome.request, outcome.error.value_or(0), outcome.reason);
+  if (first_error) {
+    return fmt::format("BROKEN: {} succeeds, but {} problem{} will stop it later: {}", outcome.request, errors,
+                       errors == 1 ? "" : "s", first_error->message);
+  }
+  if (warnings) return fmt::format("WARNINGS: {} succeeds; {} warning{} below", outcome.request, warnings, warnings == 1 ? "" : "s");
+  return fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request);
+}
+
+// Words to lines of at most `width` columns, later lines indented; long words (paths) stay whole.
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+constexpr std::size_t kTextWidth = 80;
+
+}  // namespace
+
 void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style) {
   const graph::Closure& closure = *input.closure;
-  const graph::Outcome& outcome = closure.outcome;
-  if (outcome.ok) {
-    out += fmt::format("OK: {} succeeds\n", outcome.request);
-  } else {
-    out += fmt::format("FAILS: {}: {} (error {})\n", outcome.request, outcome.reason, outcome.error.value_or(0));
-  }
-  out += '\n';
+  const std::string line = verdict(input);
+  const bool bad = line.rfind("FAILS", 0) == 0 || line.rfind("BROKEN", 0) == 0;
+  const std::string wrapped = wrap(line, kTextWidth, "  ");
+  out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
+  out += "\n\n";
   for (const rules::Finding& finding : *input.findings) {
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
-    const bool bad = finding.severity == rules::Severity::Error;
+    const bool error = finding.severity == rules::Severity::Error;
     const std::string label = std::string(rules::severity_name(finding.severity));
-    out += fmt::format("{} [{}{}] {}\n", style.color ? (bad ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label,
-                       finding.id, mode ? ", " + mode->id + ": " + mode->title : std::string(), finding.message);
-    for (const std::string& line : finding.fix) out += "    " + line + "\n";
+    const std::string shown_label =
+        style.color ? (error ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label;
+    out += fmt::format("{} [{}] {}\n", shown_label, finding.id, mode ? mode->id + ": " + mode->title : std::string());
+    out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
+    if (!finding.fix.empty()) out += "  fix:\n";
+    for (const std::string& fix_line : finding.fix) out += "    " + fix_line + "\n";
     out += '\n';
   }
   TreeWriter tree(out, closure, style);
@@ -317,6 +365,60 @@ void append_closure_text(std::string& out, const ReportInput& input, const TextS
   if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
   for (const auto& note : input.environment->notes) out += "note: " + note + "\n";
   for (const auto& note : closure.notes) out += "note: " + note + "\n";
+}
+
+std::string closure_to_markdown(const ReportInput& input) {
+  const graph::Closure& closure = *input.closure;
+  const env::Environment& environment = *input.environment;
+  std::string out;
+  auto it = std::back_inserter(out);
+  // Table cells must not break the row.
+  auto cell = [](std::string text) {
+    std::string escaped;
+    for (char c : text) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
+    return escaped;
+  };
+  fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict(input));
+  if (!input.findings->empty()) out += "### Findings\n\n";
+  for (const rules::Finding& finding : *input.findings) {
+    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
+    fmt::format_to(it, "- **{}** `{}`{}: {}\n", rules::severity_name(finding.severity), finding.id,
+                   mode ? " (" + mode->id + ": " + mode->title + ")" : std::string(), finding.message);
+    if (!finding.fix.empty()) {
+      out += "\n  ```powershell\n";
+      for (const std::string& line : finding.fix) out += "  " + line + "\n";
+      out += "  ```\n\n";
+    }
+  }
+  out += "\n### Modules\n\n| DLL | version | path | found by | load |\n| --- | --- | --- | --- | --- |\n";
+  for (const graph::Module& module : closure.modules) {
+    const auto& r = module.resolution;
+    std::string where = "`" + cell(r.assumed ? r.windows_path.value_or("") : r.path.value_or("")) + "`";
+    if (r.assumed) where += " (assumed)";
+    if (r.failure == resolve::Failure::NotFound && !r.api_set_host) where = "**not found**";
+    if (r.failure == resolve::Failure::BadImage) where = "**cannot load** `" + cell(r.path.value_or("")) + "`";
+    if (r.api_set_host) where = "API set -> " + *r.api_set_host;
+    const auto version = r.image && r.image->file_version ? r.image->file_version->to_string() : std::string("-");
+    fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", cell(module.name), version, where,
+                   r.failure == resolve::Failure::NotFound && !r.api_set_host ? "-" : std::string(resolve::step_name(r.found_by)),
+                   module.is_root ? "program" : std::string(graph::load_kind_name(module.load)));
+  }
+  out += "\n<details><summary>Environment</summary>\n\n";
+  fmt::format_to(it, "- source: {}{}\n", environment.source,
+                 environment.sysroot ? ", sysroot `" + *environment.sysroot + "`" : std::string());
+  fmt::format_to(it, "- process: {}\n", pe::machine_name(closure.process_machine));
+  fmt::format_to(it, "- SafeDllSearchMode: {}\n", environment.safe_dll_search_mode ? "on" : "off");
+  fmt::format_to(it, "- KnownDLLs: {} ({} names)\n", environment.known_dlls_source, environment.known_dlls.size());
+  fmt::format_to(it, "- API sets: {}\n", environment.api_sets.source());
+  out += "- search order:\n";
+  for (const auto& folder : input.search_order) {
+    fmt::format_to(it, "  - {}: `{}`{}\n", resolve::step_name(folder.step),
+                   folder.folder.windows.value_or(folder.folder.host), folder.folder.exists ? "" : " (does not exist)");
+  }
+  for (const auto& note : environment.notes) fmt::format_to(it, "- note: {}\n", note);
+  for (const auto& note : closure.notes) fmt::format_to(it, "- note: {}\n", note);
+  fmt::format_to(it, "\n</details>\n\n<sub>dlldoctor {}</sub>\n", input.tool_version);
+  return out;
 }
 
 }  // namespace dlldoctor::report

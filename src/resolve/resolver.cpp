@@ -257,15 +257,23 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     }
   }
   auto loaded = process.loaded.find(key);
+  // A system DLL that is not on this disk (no --sysroot, or a partial copy) is taken as present.
+  auto system_copy = [&]() -> std::optional<std::string> {
+    return system32.exists ? files_.find_file(system32.host, key) : std::nullopt;
+  };
   if (!decided && loaded != process.loaded.end()) {
-    add(SearchStep::Loaded, loaded->second);
+    if (loaded->second.empty()) {
+      add_assumed(SearchStep::Loaded);
+    } else {
+      add(SearchStep::Loaded, loaded->second);
+    }
     decided = resolution.candidates.size() - 1;
   } else if (!decided && known) {
-    if (environment_.assume_system_dlls) {
-      add_assumed(SearchStep::KnownDll);
-      decided = resolution.candidates.size() - 1;
-    } else if (auto found = files_.find_file(system32.host, key)) {
+    if (auto found = system_copy()) {
       add(SearchStep::KnownDll, *found);
+      decided = resolution.candidates.size() - 1;
+    } else if (environment_.assume_system_dlls) {
+      add_assumed(SearchStep::KnownDll);
       decided = resolution.candidates.size() - 1;
     }
   }
@@ -273,7 +281,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   for (const SearchFolder& folder : search_order(process, context)) {
     resolution.searched.push_back(folder);
     if (folder.step == SearchStep::System32 && environment_.assume_system_dlls && env::is_stock_system_dll(key) &&
-        !decided) {
+        !decided && !system_copy()) {
       add_assumed(SearchStep::System32);
       continue;
     }

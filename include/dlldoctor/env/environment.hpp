@@ -56,6 +56,9 @@ struct EnvironmentFlags {
   std::optional<std::string> cwd;
   std::optional<bool> safe_dll_search_mode;
   std::optional<std::vector<std::string>> known_dlls;
+  std::optional<std::string> windows_user;  // whose NTUSER.DAT gives the user PATH (default: the only profile)
+  // The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present.
+  bool assume_system_dlls = false;
 };
 
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files);
@@ -68,5 +71,8 @@ FolderRef resolve_folder(const Environment& environment, std::string_view text, 
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path);
 
 bool is_windows_absolute(std::string_view text);
+
+// A host path made absolute and lexically normal, without a trailing separator.
+std::string absolute_path(std::string_view text);
 
 }  // namespace dlldoctor::env

@@ -26,6 +26,7 @@ struct ReportInput {
   const graph::Closure* closure = nullptr;
   const std::vector<rules::Finding>* findings = nullptr;
   const rules::RuleData* rules = nullptr;  // for the failure modes' titles
+  std::string generated_at;                 // the only field that differs between two runs
 };
 
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
@@ -37,5 +38,8 @@ struct TextStyle {
   bool color = false;
 };
 void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style);
+
+// Ready to paste into a GitHub issue: verdict, findings, modules table, environment folded away.
+std::string closure_to_markdown(const ReportInput& input);
 
 }  // namespace dlldoctor::report

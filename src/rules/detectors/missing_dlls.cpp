@@ -198,12 +198,51 @@ bool missing_runtime(Context& c) {
   return true;
 }
 
+// "user" or "machine" when the copy's folder is an entry of that PATH in the registry. The inventory
+// records each copy once, with the first place it was seen ("install place" comes before the registry
+// PATH), so the source alone does not tell.
+std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
+  if (copy.source == "user PATH (registry)") return "user";
+  if (copy.source == "machine PATH (registry)") return "machine";
+  if (!copy.windows_path) return {};
+  auto trimmed = [](std::string text) {
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    while (text.size() > 3 && (text.back() == '\\' || text.back() == '/')) text.pop_back();
+    return ascii_lower(text);
+  };
+  const std::string folder = trimmed(folder_of(*copy.windows_path));
+  const std::pair<const std::optional<std::string>*, const char*> scopes[] = {
+      {&input.environment.user_path, "user"}, {&input.environment.machine_path, "machine"}};
+  for (const auto& [value, scope] : scopes) {
+    if (!*value) continue;
+    std::size_t start = 0;
+    while (start <= (*value)->size()) {
+      std::size_t end = (*value)->find(';', start);
+      if (end == std::string::npos) end = (*value)->size();
+      if (trimmed((*value)->substr(start, end - start)) == folder) return scope;
+      start = end + 1;
+    }
+  }
+  return {};
+}
+
 bool not_on_search_path(Context& c) {
   if (c.copies.empty()) return false;
-  const env::DllCopy& copy = *c.copies.front();
+  // A copy in a folder the registry PATH has explains more than one found by searching.
+  const env::DllCopy* best = c.copies.front();
+  std::string scope;
+  for (const auto* candidate : c.copies) {
+    scope = registry_scope(c.input, *candidate);
+    if (!scope.empty()) {
+      best = candidate;
+      break;
+    }
+  }
+  const env::DllCopy& copy = *best;
   const std::string folder = folder_of(detail::shown(copy));
-  const bool user = copy.source == "user PATH (registry)";
-  const bool machine = copy.source == "machine PATH (registry)";
+  const bool user = scope == "user";
+  const bool machine = scope == "machine";
+  if (user || machine) c.evidence["registry_path"] = scope;
   if (user || machine) {
     c.sink.emit("not-on-search-path", "stale_terminal", c.module.name,
                 {{"dll", c.module.name},

@@ -1,0 +1,39 @@
+#pragma once
+// The report of `dlldoctor --scan`: copies grouped by DLL name, with what is wrong about them.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/report/image_report.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/scan/scanner.hpp"
+
+namespace dlldoctor::report {
+
+inline constexpr const char* kScanSchema = "dlldoctor.scan/1";
+
+// What a process with the given environment would load, per DLL name (when env flags were given).
+struct ScanSearch {
+  std::string description;                          // "a process started in C:\\app with this PATH"
+  std::map<std::string, std::string> chosen;        // key -> path
+  std::map<std::string, std::vector<std::string>> shadowed;  // key -> paths, in search order
+};
+
+struct ScanInput {
+  std::string tool_version;
+  std::string generated_at;
+  const scan::ScanOptions* options = nullptr;
+  const scan::ScanResult* result = nullptr;
+  const rules::RuleData* rules = nullptr;
+  const ScanSearch* search = nullptr;  // may be null
+  // Host path -> Windows path, when a sysroot maps them.
+  std::function<std::optional<std::string>(const std::string&)> windows_path;
+};
+
+Json scan_to_json(const ScanInput& input);
+std::string scan_to_text(const ScanInput& input, bool color);
+std::string scan_to_markdown(const ScanInput& input);
+
+}  // namespace dlldoctor::report

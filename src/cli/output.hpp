@@ -1,0 +1,27 @@
+#pragma once
+// Where a command's report goes: stdout, or the file named by -o. Errors always go to stderr.
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.hpp"
+
+namespace dlldoctor::cli {
+
+// Writes `text` to `path` ("" or "-" = stdout). Returns kExitFailure (with a message) if it cannot.
+inline int write_output(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kExitOk;
+  }
+  FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file || std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fclose(file) != 0) {
+    std::fprintf(stderr, "dlldoctor: cannot write %s\n", path.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+// An ISO 8601 UTC time for the one field of a JSON report that differs between runs.
+std::string utc_now();
+
+}  // namespace dlldoctor::cli

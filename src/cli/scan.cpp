@@ -1,0 +1,101 @@
+// `dlldoctor --scan DIR...`: every copy of the DLL families in rules/ (or every DLL) under the folders.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/scan.hpp"
+#include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/pe/image_cache.hpp"
+#include "dlldoctor/report/scan_report.hpp"
+#include "dlldoctor/resolve/resolver.hpp"
+
+namespace dlldoctor::cli {
+namespace {
+
+// Which copy a process in this environment would load, for every DLL name the scan found.
+std::optional<report::ScanSearch> search(const ScanCommand& command, const scan::ScanResult& result,
+                                         env::FileSystem& files, const env::Environment& environment) {
+  if (!command.environment_given) return std::nullopt;
+  report::ScanSearch search;
+  resolve::ProcessState process;
+  process.app_dir = environment.cwd;
+  process.machine = pe::machine::kAmd64;
+  pe::ImageCache images;
+  resolve::Resolver resolver(environment, files, images, resolve::WrongMachinePolicy::Skip);
+  search.description = fmt::format("a 64-bit process started in {} with the {} PATH entries given",
+                                   environment.cwd.windows.value_or(environment.cwd.host), environment.path.size());
+  std::string last;
+  for (const auto& file : result.files) {
+    if (file.key == last) continue;
+    last = file.key;
+    const resolve::Resolution resolution = resolver.resolve(file.key, process, {});
+    if (resolution.path) search.chosen[file.key] = *resolution.path;
+    for (const auto& candidate : resolution.candidates) {
+      if (candidate.verdict == resolve::Verdict::Shadowed) search.shadowed[file.key].push_back(candidate.path);
+    }
+  }
+  return search;
+}
+
+}  // namespace
+
+int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
+  scan::ScanOptions options;
+  // Absolute, so the copies compare equal to what the resolver finds through --path.
+  for (const std::string& root : command.roots) options.roots.push_back(env::absolute_path(root));
+  options.all_dlls = command.all_dlls;
+  for (const auto& family : rules.families) options.names.insert(family.members.begin(), family.members.end());
+  const bool terminal = isatty(fileno(stderr));
+  if (terminal) {
+    options.progress = [](std::uint64_t folders, std::uint64_t entries, std::uint64_t copies) {
+      std::fprintf(stderr, "\rscanning: %llu folders, %llu entries, %llu copies   ",
+                   static_cast<unsigned long long>(folders), static_cast<unsigned long long>(entries),
+                   static_cast<unsigned long long>(copies));
+    };
+  }
+  env::HostFileSystem files;
+  std::optional<env::Environment> environment;
+  if (command.environment_given) {
+    auto built = env::environment_from_flags(command.environment, files);
+    if (!built) {
+      std::fprintf(stderr, "dlldoctor: %s\n", built.error().message.c_str());
+      return kExitFailure;
+    }
+    environment = std::move(built).value();
+  }
+  const scan::ScanResult result = scan::scan(options);
+  if (terminal) std::fprintf(stderr, "\r%60s\r", "");
+  if (result.missing_roots.size() == options.roots.size()) {
+    for (const auto& root : result.missing_roots) std::fprintf(stderr, "dlldoctor: %s: no such folder\n", root.c_str());
+    return kExitFailure;
+  }
+  const auto found = environment ? search(command, result, files, *environment) : std::nullopt;
+
+  report::ScanInput input;
+  input.tool_version = DLLDOCTOR_VERSION;
+  input.generated_at = utc_now();
+  input.options = &options;
+  input.result = &result;
+  input.rules = &rules;
+  input.search = found ? &*found : nullptr;
+  if (environment && environment->sysroot) {
+    input.windows_path = [&](const std::string& path) { return env::windows_path_of(*environment, path); };
+  }
+  std::string text;
+  if (command.format == "json") {
+    text = report::scan_to_json(input).dump(2, ' ', false, report::Json::error_handler_t::replace) + "\n";
+  } else if (command.format == "markdown") {
+    text = report::scan_to_markdown(input);
+  } else {
+    const bool to_terminal = command.output.empty() && isatty(fileno(stdout));
+    text = report::scan_to_text(input, to_terminal && !command.no_color && std::getenv("NO_COLOR") == nullptr);
+  }
+  return write_output(text, command.output);
+}
+
+}  // namespace dlldoctor::cli

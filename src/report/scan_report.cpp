@@ -1,0 +1,269 @@
+#include "dlldoctor/report/scan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace dlldoctor::report {
+namespace {
+
+using scan::ScannedFile;
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::string version_text(const ScannedFile& f) { return f.file_version ? f.file_version->to_string() : "-"; }
+
+// The analysis every format prints: computed once from the scan result.
+struct Summary {
+  struct Group {
+    std::string key;
+    const rules::Family* family = nullptr;
+    std::vector<const ScannedFile*> copies;
+    std::vector<std::vector<const ScannedFile*>> identical;  // sets of two or more copies that are one file
+    std::set<std::string> versions;
+  };
+  struct MixedFolder {
+    std::string folder;
+    std::string what;  // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+  };
+  struct FamilyVersions {
+    const rules::Family* family;
+    std::set<std::string> versions;  // of its main DLLs
+  };
+  std::vector<Group> groups;
+  std::vector<FamilyVersions> families;
+  std::vector<MixedFolder> mixed_folders;
+  std::vector<const ScannedFile*> backups;
+};
+
+Summary summarize(const ScanInput& input) {
+  Summary summary;
+  const auto& files = input.result->files;
+  for (std::size_t i = 0; i < files.size();) {
+    Summary::Group group;
+    group.key = files[i].key;
+    group.family = input.rules->family_of(group.key);
+    for (; i < files.size() && files[i].key == group.key; ++i) {
+      group.copies.push_back(&files[i]);
+      if (files[i].file_version) group.versions.insert(files[i].file_version->to_string());
+      if (files[i].backup) summary.backups.push_back(&files[i]);
+    }
+    // One file under several names (hard links), or byte-for-byte the same build: same size, machine,
+    // version and link time. Whole files are never read to compare them.
+    std::vector<bool> used(group.copies.size(), false);
+    for (std::size_t a = 0; a < group.copies.size(); ++a) {
+      if (used[a] || !group.copies[a]->error.empty()) continue;
+      std::vector<const ScannedFile*> same{group.copies[a]};
+      for (std::size_t b = a + 1; b < group.copies.size(); ++b) {
+        const ScannedFile& x = *group.copies[a];
+        const ScannedFile& y = *group.copies[b];
+        const bool linked = x.inode != 0 && x.inode == y.inode && x.device == y.device;
+        const bool twin = x.size == y.size && x.machine == y.machine && x.file_version == y.file_version &&
+                          x.timestamp == y.timestamp;
+        if (!used[b] && y.error.empty() && (linked || twin)) {
+          used[b] = true;
+          same.push_back(&y);
+        }
+      }
+      if (same.size() > 1) group.identical.push_back(std::move(same));
+    }
+    summary.groups.push_back(std::move(group));
+  }
+
+  for (const rules::Family& family : input.rules->families) {
+    Summary::FamilyVersions versions{&family, {}};
+    for (const auto& group : summary.groups) {
+      if (group.family != &family) continue;
+      if (std::find(family.main.begin(), family.main.end(), group.key) == family.main.end()) continue;
+      for (const auto* copy : group.copies) {
+        if (!copy->backup && copy->file_version) versions.versions.insert(copy->file_version->to_string());
+      }
+    }
+    if (!versions.versions.empty()) summary.families.push_back(std::move(versions));
+  }
+
+  // Folders that mix generations of a kind (cuDNN 8 and 9), or releases of one family.
+  std::map<std::string, std::map<const rules::Family*, std::set<std::string>>> by_folder;
+  for (const auto& file : files) {
+    const rules::Family* family = input.rules->family_of(file.key);
+    if (!family || file.backup || !file.error.empty()) continue;
+    by_folder[folder_of(file.path)][family].insert(version_text(file));
+  }
+  for (const auto& [folder, families] : by_folder) {
+    std::map<std::string, std::vector<const rules::Family*>> kinds;
+    for (const auto& [family, versions] : families) {
+      kinds[family->kind].push_back(family);
+      if (family->same_version && versions.size() > 1) {
+        std::string list;
+        for (const auto& v : versions) list += (list.empty() ? "" : " and ") + v;
+        summary.mixed_folders.push_back({folder, fmt::format("{} versions {}", family->name, list)});
+      }
+    }
+    for (const auto& [kind, list] : kinds) {
+      if (kind != "cudnn" || list.size() < 2) continue;
+      std::string names;
+      for (const auto* f : list) names += (names.empty() ? "" : " and ") + f->name;
+      summary.mixed_folders.push_back({folder, names});
+    }
+  }
+  return summary;
+}
+
+Json copy_json(const ScanInput& input, const ScannedFile& f) {
+  Json j = {{"path", f.path}};
+  if (input.windows_path) {
+    auto windows = input.windows_path(f.path);
+    j["windows_path"] = windows ? Json(*windows) : Json(nullptr);
+  }
+  j["file_version"] = f.file_version ? Json(f.file_version->to_string()) : Json(nullptr);
+  j["machine"] = f.machine ? Json(pe::machine_name(*f.machine)) : Json(nullptr);
+  j["size"] = f.size;
+  j["backup"] = f.backup;
+  j["error"] = f.error.empty() ? Json(nullptr) : Json(f.error);
+  if (input.search) {
+    auto chosen = input.search->chosen.find(f.key);
+    auto shadowed = input.search->shadowed.find(f.key);
+    const bool is_chosen = chosen != input.search->chosen.end() && chosen->second == f.path;
+    const bool is_shadowed = shadowed != input.search->shadowed.end() &&
+                             std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
+    j["search"] = is_chosen ? "loads" : is_shadowed ? "shadowed" : "not on the search path";
+  }
+  return j;
+}
+
+}  // namespace
+
+Json scan_to_json(const ScanInput& input) {
+  const Summary summary = summarize(input);
+  const auto& result = *input.result;
+  Json dlls = Json::array();
+  for (const auto& group : summary.groups) {
+    Json copies = Json::array();
+    for (const auto* copy : group.copies) copies.push_back(copy_json(input, *copy));
+    Json identical = Json::array();
+    for (const auto& same : group.identical) {
+      Json paths = Json::array();
+      for (const auto* copy : same) paths.push_back(copy->path);
+      identical.push_back(std::move(paths));
+    }
+    dlls.push_back({{"name", group.key},
+                    {"family", group.family ? Json(group.family->id) : Json(nullptr)},
+                    {"versions", group.versions},
+                    {"copies", std::move(copies)},
+                    {"identical", std::move(identical)}});
+  }
+  Json families = Json::array();
+  for (const auto& f : summary.families) {
+    families.push_back({{"id", f.family->id},
+                        {"name", f.family->name},
+                        {"versions", f.versions},
+                        {"multiple_versions", f.versions.size() > 1}});
+  }
+  Json mixed = Json::array();
+  for (const auto& m : summary.mixed_folders) mixed.push_back({{"folder", m.folder}, {"mixes", m.what}});
+  Json backups = Json::array();
+  for (const auto* b : summary.backups) backups.push_back(b->path);
+  Json j = {{"schema", kScanSchema},
+            {"tool_version", input.tool_version},
+            {"generated_at", input.generated_at},
+            {"roots", input.options->roots},
+            {"all_dlls", input.options->all_dlls},
+            {"counts",
+             {{"folders", result.folders},
+              {"entries", result.entries},
+              {"copies", result.files.size()},
+              {"unreadable_folders", result.unreadable_folders},
+              {"vanished", result.vanished},
+              {"invalid_names", result.invalid_names.size()}}},
+            {"missing_roots", result.missing_roots},
+            {"unreadable_examples", result.unreadable_examples},
+            {"invalid_names", result.invalid_names},
+            {"families", std::move(families)},
+            {"mixed_folders", std::move(mixed)},
+            {"backups", std::move(backups)},
+            {"dlls", std::move(dlls)}};
+  j["search"] = input.search ? Json(input.search->description) : Json(nullptr);
+  return j;
+}
+
+std::string scan_to_text(const ScanInput& input, bool color) {
+  const Summary summary = summarize(input);
+  const auto& result = *input.result;
+  auto warn = [&](const std::string& text) { return color ? "\x1b[33m" + text + "\x1b[0m" : text; };
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "Scanned {} folders ({} entries): {} copies of {} DLL names.\n", result.folders, result.entries,
+                 result.files.size(), summary.groups.size());
+  for (const auto& f : summary.families) {
+    std::string versions;
+    for (const auto& v : f.versions) versions += (versions.empty() ? "" : ", ") + v;
+    fmt::format_to(it, "{}: {}{}\n", f.family->name, versions,
+                   f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
+  }
+  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "{} {} mixes {}\n", warn("warning:"), m.folder, m.what);
+  for (const auto* b : summary.backups) fmt::format_to(it, "backup copy: {} ({})\n", b->path, version_text(*b));
+  if (input.search) fmt::format_to(it, "search: {}\n", input.search->description);
+  for (const auto& group : summary.groups) {
+    fmt::format_to(it, "\n{}{}\n", group.copies.front()->name, group.family ? " (" + group.family->name + ")" : std::string());
+    for (const auto* copy : group.copies) {
+      std::string search;
+      if (input.search) {
+        auto chosen = input.search->chosen.find(group.key);
+        if (chosen != input.search->chosen.end() && chosen->second == copy->path) search = "  <- loads";
+        auto shadowed = input.search->shadowed.find(group.key);
+        if (shadowed != input.search->shadowed.end() &&
+            std::find(shadowed->second.begin(), shadowed->second.end(), copy->path) != shadowed->second.end()) {
+          search = "  (shadowed)";
+        }
+      }
+      fmt::format_to(it, "  {:<14} {:<6} {:>12}  {}{}{}\n", version_text(*copy),
+                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path,
+                     copy->error.empty() ? "" : "  [" + copy->error + "]", search);
+    }
+    for (const auto& same : group.identical) {
+      fmt::format_to(it, "  identical: {} copies of {} ({} bytes)\n", same.size(), version_text(*same.front()),
+                     same.front()->size);
+    }
+  }
+  if (!result.missing_roots.empty()) {
+    for (const auto& root : result.missing_roots) fmt::format_to(it, "{} {}: no such folder\n", warn("warning:"), root);
+  }
+  if (result.unreadable_folders) {
+    fmt::format_to(it, "\n{} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
+                   result.unreadable_examples.empty() ? "" : result.unreadable_examples.front());
+  }
+  if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
+  for (const auto& name : result.invalid_names) fmt::format_to(it, "name that is not UTF-8: {}\n", name);
+  return out;
+}
+
+std::string scan_to_markdown(const ScanInput& input) {
+  const Summary summary = summarize(input);
+  const auto& result = *input.result;
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "## dlldoctor scan\n\nScanned {} folders ({} entries) under `{}`: {} copies of {} DLL names.\n\n",
+                 result.folders, result.entries, fmt::join(input.options->roots, "`, `"), result.files.size(),
+                 summary.groups.size());
+  for (const auto& f : summary.families) {
+    fmt::format_to(it, "- **{}**: {}{}\n", f.family->name, fmt::join(f.versions, ", "),
+                   f.versions.size() > 1 ? " — more than one version on this disk" : "");
+  }
+  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "- :warning: `{}` mixes {}\n", m.folder, m.what);
+  for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy `{}` ({})\n", b->path, version_text(*b));
+  out += "\n| DLL | version | machine | size | path |\n| --- | --- | --- | ---: | --- |\n";
+  for (const auto& group : summary.groups) {
+    for (const auto* copy : group.copies) {
+      fmt::format_to(it, "| {} | {} | {} | {} | `{}` |\n", group.key, version_text(*copy),
+                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path);
+    }
+  }
+  if (result.unreadable_folders) fmt::format_to(it, "\n{} folders could not be read.\n", result.unreadable_folders);
+  return out;
+}
+
+}  // namespace dlldoctor::report

@@ -1,0 +1,198 @@
+#include "dlldoctor/scan/scanner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/mapped_file.hpp"
+#include "dlldoctor/pe/reader.hpp"
+#include "scan/walker.hpp"
+
+namespace dlldoctor::scan {
+
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t extra = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+    } else if (c >= 0x80) {
+      return false;
+    }
+    if (i + extra >= text.size() && extra > 0) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+std::optional<std::pair<std::string, bool>> dll_key(std::string_view file_name) {
+  std::string lower = ascii_lower(file_name);
+  bool backup = false;
+  // Suffixes people add when they set a copy aside by hand (the seed's "留一个 .bak").
+  for (const char* suffix : {".bak", ".old", ".orig", ".backup"}) {
+    const std::size_t length = std::char_traits<char>::length(suffix);
+    if (lower.size() > length && lower.compare(lower.size() - length, length, suffix) == 0) {
+      lower.resize(lower.size() - length);
+      backup = true;
+      break;
+    }
+  }
+  if (lower.size() <= 4 || lower.compare(lower.size() - 4, 4, ".dll") != 0) return std::nullopt;
+  return std::make_pair(lower, backup);
+}
+
+namespace {
+
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || u < 0x20) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The shared state of one walk: a stack of folders still to list, and what the workers found.
+class Walk {
+ public:
+  explicit Walk(const ScanOptions& options) : options_(options) {}
+
+  ScanResult run() {
+    for (const std::string& root : options_.roots) {
+      if (!is_folder(root)) {
+        result_.missing_roots.push_back(root);
+        continue;
+      }
+      pending_.push_back(root);
+    }
+    unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> workers;
+    for (unsigned i = 0; i < threads; ++i) workers.emplace_back([this] { work(); });
+    for (auto& worker : workers) worker.join();
+    // Output order must not depend on thread timing.
+    std::sort(result_.files.begin(), result_.files.end(), [](const ScannedFile& a, const ScannedFile& b) {
+      return std::tie(a.key, a.path) < std::tie(b.key, b.path);
+    });
+    std::sort(result_.unreadable_examples.begin(), result_.unreadable_examples.end());
+    std::sort(result_.invalid_names.begin(), result_.invalid_names.end());
+    return std::move(result_);
+  }
+
+ private:
+  void work() {
+    std::vector<std::string> found_folders;
+    std::vector<ScannedFile> found_files;
+    WalkCounters counters;
+    while (true) {
+      std::string folder;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return !pending_.empty() || busy_ == 0; });
+        if (pending_.empty()) break;
+        // Depth first per worker keeps the stack small on deep trees.
+        folder = std::move(pending_.back());
+        pending_.pop_back();
+        ++busy_;
+      }
+      found_folders.clear();
+      list_folder(folder, options_, found_folders, found_files, counters, seen_folders_);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto& sub : found_folders) pending_.push_back(std::move(sub));
+        --busy_;
+        flush(found_files, counters);
+      }
+      ready_.notify_all();
+      report_progress();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    flush(found_files, counters);
+  }
+
+  // Under the lock.
+  void flush(std::vector<ScannedFile>& files, WalkCounters& counters) {
+    for (auto& file : files) {
+      if (!valid_utf8(file.path)) result_.invalid_names.push_back(escaped(file.path));
+      result_.files.push_back(std::move(file));
+    }
+    files.clear();
+    result_.folders += counters.folders;
+    result_.entries += counters.entries;
+    result_.vanished += counters.vanished;
+    result_.unreadable_folders += counters.unreadable.size();
+    for (auto& path : counters.unreadable) {
+      if (result_.unreadable_examples.size() < 20) result_.unreadable_examples.push_back(escaped(path));
+    }
+    for (auto& name : counters.invalid_folder_names) result_.invalid_names.push_back(escaped(name));
+    counters = WalkCounters{};
+    total_folders_ = result_.folders;
+    total_entries_ = result_.entries;
+    total_copies_ = result_.files.size();
+  }
+
+  void report_progress() {
+    if (!options_.progress) return;
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    auto last = last_progress_.load();
+    constexpr long long kInterval = 100'000'000;  // ns
+    if (now - last < kInterval || !last_progress_.compare_exchange_strong(last, now)) return;
+    options_.progress(total_folders_.load(), total_entries_.load(), total_copies_.load());
+  }
+
+  const ScanOptions& options_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<std::string> pending_;
+  unsigned busy_ = 0;
+  ScanResult result_;
+  SeenFolders seen_folders_;
+  std::atomic<long long> last_progress_{0};
+  std::atomic<std::uint64_t> total_folders_{0}, total_entries_{0}, total_copies_{0};
+};
+
+}  // namespace
+
+void read_candidate(ScannedFile& file) {
+  auto mapped = MappedFile::open(file.path);
+  if (!mapped) {
+    file.error = mapped.error().message;
+    return;
+  }
+  file.size = mapped->size();
+  if (mapped->size() == 0) {
+    file.error = "the file is empty";
+    return;
+  }
+  pe::ReadParts parts;
+  parts.imports = false;
+  parts.exports = false;
+  auto image = pe::read_image(mapped->bytes(), parts);
+  if (!image) {
+    file.error = image.error().message;
+    return;
+  }
+  file.machine = image->machine;
+  file.file_version = image->file_version;
+  file.timestamp = image->timestamp;
+}
+
+ScanResult scan(const ScanOptions& options) { return Walk(options).run(); }
+
+}  // namespace dlldoctor::scan
