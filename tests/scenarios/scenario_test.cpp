@@ -4,6 +4,7 @@
 // test so the list stays true.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -53,6 +54,9 @@ RunResult run(const Scenario& s) {
     return r;
   }
   r.failures = check_report(s, report, result.exit_code, root);
+  // Kept for the schema test below.
+  fs::create_directories(kWork / "reports");
+  std::ofstream(kWork / "reports" / (s.name + ".json")) << result.out;
   return r;
 }
 
@@ -90,4 +94,40 @@ TEST_CASE("scenarios: the simulator against tests/scenarios/*.toml") {
       }
     }
   }
+}
+
+// Runs after the scenarios (doctest keeps file order): every report they printed must match the schema
+// published in docs/, checked by an independent validator (python3-jsonschema).
+TEST_CASE("scenarios: every report validates against docs/report-schema.json") {
+  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  std::vector<std::string> argv{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, DLLDOCTOR_REPORT_SCHEMA};
+  for (const auto& s : scenarios) {
+    const fs::path report = kWork / "reports" / (s.name + ".json");
+    REQUIRE_MESSAGE(fs::exists(report), report << " is missing: run the whole scenario_tests binary");
+    argv.push_back(report.string());
+  }
+  const auto result = run_process(argv);
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.find(std::to_string(scenarios.size()) + " passed, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("scenarios: two runs print the same bytes, apart from generated_at") {
+  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  REQUIRE(!scenarios.empty());
+  const Scenario& s = scenarios.front();
+  const fs::path root = fs::canonical(kWork) / s.name;
+  dlldoctor::test::build_tree(s, kFixtures, root);
+  std::vector<std::string> argv{kDlldoctor};
+  for (const auto& a : s.args) argv.push_back(dlldoctor::test::expand(a, root, kFixtures));
+  argv.insert(argv.end(), {"--format", "json"});
+  fs::create_directories(root / s.cwd);
+  auto first = run_process(argv, {}, (root / s.cwd).string()).out;
+  auto second = run_process(argv, {}, (root / s.cwd).string()).out;
+  auto without_time = [](std::string text) {
+    const auto at = text.find("\"generated_at\"");
+    REQUIRE(at != std::string::npos);
+    return text.erase(at, text.find('\n', at) - at);
+  };
+  CHECK(without_time(first) == without_time(second));
 }

@@ -1,0 +1,168 @@
+// `dlldoctor --scan` through the real CLI on a tree built here from the fixtures: grouping, identical and
+// hard-linked copies, backups, folders that mix generations, links that loop, folders it cannot read,
+// names that are not UTF-8, and which copy a process would load.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/run_process.hpp"
+
+namespace fs = std::filesystem;
+using dlldoctor::test::run_process;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kFixtures = DLLDOCTOR_FIXTURES_DIR;
+const std::string kDlldoctor = DLLDOCTOR_BINARY;
+const fs::path kWork = DLLDOCTOR_SCAN_WORK_DIR;
+
+void place(const std::string& fixture, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  fs::copy_file(kFixtures / fixture, to, fs::copy_options::overwrite_existing);
+}
+
+// C:\ of a machine that went through a few cuDNN installs.
+fs::path build_tree() {
+  const fs::path root = kWork / "disk";
+  fs::remove_all(root);
+  place("x64/cudnn64_9.dll", root / "tools/cudnn-9.1/bin/cudnn64_9.dll");
+  place("x64/cudnn_ops64_9.dll", root / "tools/cudnn-9.1/bin/cudnn_ops64_9.dll");
+  place("x64/cudnn-9.0/cudnn64_9.dll", root / "CUDA/v12.4/bin/cudnn64_9.dll");
+  place("x64/cudnn64_8.dll", root / "CUDA/v12.4/bin/cudnn64_8.dll");  // 8 and 9 in one folder
+  place("x64/cudnn64_9.dll", root / "CUDA/v12.4/bin/cudnn64_9.dll.bak");
+  place("x64/cudnn64_9.dll", root / "deep/a/b/c/d/e/f/CUDNN64_9.DLL");  // a twin of the 9.1 copy
+  fs::create_directories(root / "hardlinked");
+  fs::create_hard_link(root / "tools/cudnn-9.1/bin/cudnn_ops64_9.dll", root / "hardlinked/cudnn_ops64_9.dll");
+  place("x64/zlibwapi.dll", root / "tools/zlib/zlibwapi.dll");
+  place("x64/marker.dll", root / "other/marker.dll");  // not a family member: only with --all-dlls
+  fs::create_directories(root / "quarantine");
+  std::ofstream(root / "quarantine/cudnn_cnn64_9.dll") << "";  // what an antivirus leaves
+  std::ofstream(root / "notes.txt") << "not a DLL";
+  fs::create_directories(root / "loop");
+  fs::create_directory_symlink("..", root / "loop/up");  // must not be followed
+  fs::create_symlink(root / "tools/cudnn-9.1/bin/cudnn64_9.dll", root / "other/link_to_cudnn64_9.dll");
+  fs::create_directories(root / "locked");
+  place("x64/cudnn64_9.dll", root / "locked/cudnn64_9.dll");
+  fs::permissions(root / "locked", fs::perms::none);
+  const std::string bad_name = "bad\xff\xfe";
+  place("x64/cudnn_graph64_9.dll", root / bad_name / "cudnn_graph64_9.dll");
+  // The scan may run as an unprivileged user (below), who must be able to reach everything else.
+  for (const auto& entry : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied)) {
+    if (entry.is_directory() && entry.path().filename() != "locked") {
+      fs::permissions(entry.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                        fs::perms::others_read | fs::perms::others_exec);
+    }
+  }
+  fs::permissions(root, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  return root;
+}
+
+// Root reads every folder whatever its mode; the scan runs as "nobody" then, so a locked folder is one.
+dlldoctor::test::ProcessResult scan(std::vector<std::string> args) {
+  std::vector<std::string> argv;
+  if (geteuid() == 0) argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  argv.push_back(kDlldoctor);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv);
+}
+
+const json* group(const json& report, const std::string& name) {
+  for (const auto& dll : report["dlls"]) {
+    if (dll["name"] == name) return &dll;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("scan groups every copy of the families by name, with versions, twins and hard links") {
+  const fs::path root = build_tree();
+  fs::permissions(kWork, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const auto result = scan({"--scan", root.string(), "--format", "json"});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const json report = json::parse(result.out);
+  CHECK(report["schema"] == "dlldoctor.scan/1");
+
+  const json* main = group(report, "cudnn64_9.dll");
+  REQUIRE(main);
+  CHECK(main->at("family") == "cudnn9");
+  CHECK(main->at("versions") == json({"9.0.0.312", "9.1.0.70"}));
+  // tools/cudnn-9.1, CUDA/v12.4, the deep twin and the .bak; never the copy behind the link, nor the
+  // locked folder's.
+  CHECK(main->at("copies").size() == 4);
+  bool backup_seen = false;
+  for (const auto& copy : main->at("copies")) {
+    const std::string path = copy["path"];
+    CHECK(path.find("link_to") == std::string::npos);
+    CHECK(path.find("locked") == std::string::npos);
+    if (path.find(".bak") != std::string::npos) backup_seen = copy["backup"] == true;
+  }
+  CHECK(backup_seen);
+  REQUIRE(main->at("identical").size() == 1);
+  CHECK(main->at("identical")[0].size() == 3);  // the 9.1 copy, its twin deep down and the .bak of it
+
+  const json* ops = group(report, "cudnn_ops64_9.dll");
+  REQUIRE(ops);
+  REQUIRE(ops->at("identical").size() == 1);  // the hard link
+  CHECK(ops->at("identical")[0].size() == 2);
+
+  const json* cnn = group(report, "cudnn_cnn64_9.dll");
+  REQUIRE(cnn);
+  CHECK(cnn->at("copies")[0]["error"] == "the file is empty");
+
+  CHECK_FALSE(group(report, "marker.dll"));
+  CHECK(report["counts"]["unreadable_folders"] == 1);
+  CHECK(report["counts"]["invalid_names"].get<int>() >= 1);
+  CHECK(report["backups"].size() == 1);
+  bool mixed = false;
+  for (const auto& m : report["mixed_folders"]) {
+    mixed |= m["folder"].get<std::string>().find("v12.4/bin") != std::string::npos &&
+             m["mixes"].get<std::string>().find("cuDNN 8") != std::string::npos;
+  }
+  CHECK(mixed);
+  for (const auto& family : report["families"]) {
+    if (family["id"] == "cudnn9") CHECK(family["multiple_versions"] == true);
+  }
+}
+
+TEST_CASE("scan --all-dlls reports every DLL; with --path it says which copy loads") {
+  const fs::path root = build_tree();
+  const auto all = scan({"--scan", root.string(), "--all-dlls", "--format", "json"});
+  REQUIRE(all.exit_code == 0);
+  CHECK(group(json::parse(all.out), "marker.dll"));
+
+  const auto searched = scan({"--scan", root.string(), "--format", "json", "--path",
+                              (root / "CUDA/v12.4/bin").string() + ";" + (root / "tools/cudnn-9.1/bin").string()});
+  REQUIRE(searched.exit_code == 0);
+  const json report = json::parse(searched.out);
+  CHECK(report["search"].is_string());
+  for (const auto& copy : group(report, "cudnn64_9.dll")->at("copies")) {
+    const std::string path = copy["path"];
+    if (path.find("CUDA/v12.4/bin/cudnn64_9.dll") != std::string::npos && path.find(".bak") == std::string::npos) {
+      CHECK(copy["search"] == "loads");
+    } else if (path.find("tools/cudnn-9.1") != std::string::npos) {
+      CHECK(copy["search"] == "shadowed");
+    } else {
+      CHECK(copy["search"] == "not on the search path");
+    }
+  }
+}
+
+TEST_CASE("scan text output, and bad roots") {
+  const fs::path root = build_tree();
+  const auto text = scan({"--scan", root.string()});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("cuDNN 9: 9.0.0.312, 9.1.0.70 (more than one version on this disk)") != std::string::npos);
+  CHECK(text.out.find("mixes cuDNN 9 and cuDNN 8") != std::string::npos);
+  CHECK(text.out.find("backup copy:") != std::string::npos);
+  CHECK(text.out.find("1 folders could not be read") != std::string::npos);
+  const auto missing = scan({"--scan", (root / "no-such-folder").string()});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("no such folder") != std::string::npos);
+}
