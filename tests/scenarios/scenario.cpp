@@ -93,8 +93,8 @@ Scenario load_scenario(const fs::path& file) {
   } catch (const toml::parse_error& e) {
     malformed(file, std::string("TOML error: ") + std::string(e.description()));
   }
-  static const std::set<std::string> kKnownKeys = {"description", "wine", "files",   "run",
-                                                   "outcome",     "modules", "absent_modules", "json"};
+  static const std::set<std::string> kKnownKeys = {"description", "wine",           "files", "run",     "outcome",
+                                                   "modules",     "absent_modules", "json",  "findings", "finding_ids"};
   for (const auto& [key, value] : root) {
     (void)value;
     if (!kKnownKeys.count(std::string(key.str()))) malformed(file, "unknown key " + std::string(key.str()));
@@ -192,6 +192,32 @@ Scenario load_scenario(const fs::path& file) {
       const auto* t = item.as_table();
       if (!t || !t->get("pointer") || !t->get("equals")) malformed(file, "[[json]] needs pointer and equals");
       s.json_checks.push_back({need_string(file, *t->get("pointer"), "json.pointer"), to_json(*t->get("equals"))});
+    }
+  }
+  if (const auto* ids = root.get("finding_ids")) s.finding_ids = string_list(file, *ids, "finding_ids");
+  if (const auto* findings = root["findings"].as_array()) {
+    static const std::set<std::string> kFindingKeys = {"id",      "failure_mode",     "module",      "severity",
+                                                       "message_contains", "fix_contains", "evidence"};
+    for (const auto& item : *findings) {
+      const auto* t = item.as_table();
+      if (!t || !t->get("id")) malformed(file, "[[findings]] needs an id");
+      for (const auto& [k, v] : *t) {
+        (void)v;
+        if (!kFindingKeys.count(std::string(k.str()))) malformed(file, "findings: unknown key " + std::string(k.str()));
+      }
+      FindingExpectation f;
+      f.id = need_string(file, *t->get("id"), "findings.id");
+      f.failure_mode = opt_string(file, *t, "failure_mode");
+      f.module = opt_string(file, *t, "module");
+      f.severity = opt_string(file, *t, "severity");
+      f.message_contains = opt_string(file, *t, "message_contains");
+      f.fix_contains = opt_string(file, *t, "fix_contains");
+      if (const auto* evidence = t->get("evidence")) {
+        const auto* et = evidence->as_table();
+        if (!et) malformed(file, "findings.evidence must be a table { \"/pointer\" = value }");
+        for (const auto& [pointer, value] : *et) f.evidence.emplace_back(std::string(pointer.str()), to_json(value));
+      }
+      s.findings.push_back(std::move(f));
     }
   }
   return s;
@@ -312,6 +338,65 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
       std::string expected;
       for (const auto& [dll, by] : want) expected += " " + dll + "<-" + by;
       fail("outcome.missing [" + text + " ], expected [" + expected + " ]");
+    }
+  }
+
+  const json findings = report.value("findings", json::array());
+  if (s.finding_ids) {
+    std::vector<std::string> got, want = *s.finding_ids;
+    for (const auto& f : findings) got.push_back(f.value("id", ""));
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    if (got != want) {
+      std::string text;
+      for (const auto& id : got) text += " " + id;
+      std::string expected;
+      for (const auto& id : want) expected += " " + id;
+      fail("finding ids [" + text + " ], expected [" + expected + " ]");
+    }
+  }
+  for (const auto& want : s.findings) {
+    const json* got = nullptr;
+    for (const auto& f : findings) {
+      if (f.value("id", "") != want.id) continue;
+      if (want.module && lower(f.value("module", json()).is_string() ? f["module"].get<std::string>() : "") != lower(*want.module))
+        continue;
+      got = &f;
+      break;
+    }
+    const std::string where = "finding " + want.id + (want.module ? " (" + *want.module + ")" : "") + ": ";
+    if (!got) {
+      fail(where + "not in the report");
+      continue;
+    }
+    const auto text_of = [&](const char* key) { return (*got).value(key, json()).is_string() ? (*got)[key].get<std::string>() : describe((*got).value(key, json())); };
+    if (want.failure_mode && text_of("failure_mode") != *want.failure_mode)
+      fail(where + "failure_mode " + text_of("failure_mode") + ", expected " + *want.failure_mode);
+    if (want.severity && text_of("severity") != *want.severity)
+      fail(where + "severity " + text_of("severity") + ", expected " + *want.severity);
+    const std::string root_text = root.string();
+    const auto with_root = [&](std::string text) {
+      replace_all(text, "{root}", root_text);
+      return text;
+    };
+    if (want.message_contains && text_of("message").find(with_root(*want.message_contains)) == std::string::npos)
+      fail(where + "message \"" + text_of("message") + "\" does not contain \"" + *want.message_contains + "\"");
+    if (want.fix_contains) {
+      std::string fix;
+      for (const auto& line : (*got).value("fix", json::array())) fix += line.get<std::string>() + "\n";
+      if (fix.find(with_root(*want.fix_contains)) == std::string::npos)
+        fail(where + "fix does not contain \"" + *want.fix_contains + "\":\n" + fix);
+    }
+    for (const auto& [pointer, expected] : want.evidence) {
+      json value;
+      try {
+        value = (*got).at("evidence").at(json::json_pointer(pointer));
+      } catch (const std::exception&) {
+        fail(where + "evidence " + pointer + " is missing");
+        continue;
+      }
+      const json want_value = expected.is_string() ? json(with_root(expected.get<std::string>())) : expected;
+      if (value != want_value) fail(where + "evidence " + pointer + " " + describe(value) + ", expected " + describe(want_value));
     }
   }
 

@@ -37,6 +37,14 @@ struct JsonExpectation {
   nlohmann::json equals;      // strings have {root} replaced
 };
 
+// [[findings]]: a finding the report must hold (matched by id, and module when given).
+struct FindingExpectation {
+  std::string id;
+  std::optional<std::string> failure_mode, module, severity, message_contains, fix_contains;
+  // JSON pointers into the finding's evidence and the value there (strings have {root} replaced).
+  std::vector<std::pair<std::string, nlohmann::json>> evidence;
+};
+
 struct Scenario {
   std::string name;  // the file's stem
   std::filesystem::path file;
@@ -54,6 +62,8 @@ struct Scenario {
   std::vector<ModuleExpectation> modules;
   std::vector<std::string> absent_modules;  // names that must not appear in the report at all
   std::vector<JsonExpectation> json_checks;
+  std::vector<FindingExpectation> findings;
+  std::optional<std::vector<std::string>> finding_ids;  // the exact ids of all findings, any order
 };
 
 // Reads one scenario file; throws std::runtime_error with the file name on a malformed one.
