@@ -16,7 +16,7 @@ using Runner = std::function<int()>;
 
 Runner setup_inspect(CLI::App& app);
 // `dlldoctor sdk DIR`, and the top-level spelling `dlldoctor --sdk DIR` (main runs it when app.count("--sdk")).
-Runner setup_sdk(CLI::App& app);
+Runner setup_sdk(CLI::App& app, const std::string& argv0);
 // The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`.
 Runner setup_explain(CLI::App& app, const std::string& argv0);
 

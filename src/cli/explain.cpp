@@ -1,6 +1,4 @@
 // `dlldoctor APP.exe [flags]`: which copy of every DLL loads, from where, why, and what fails.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -82,15 +80,8 @@ env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
   return flags;
 }
 
-Result<rules::RuleData> rule_data_of(const ExplainOptions& options) {
-  std::vector<std::string> rule_folders;
-  if (auto shipped = rules::default_rules_folder(options.argv0)) rule_folders.push_back(*shipped);
-  rule_folders.insert(rule_folders.end(), options.rules.begin(), options.rules.end());
-  return rules::load_rules(rule_folders);
-}
-
 int run_explain(const ExplainOptions& options) {
-  auto rule_data = rule_data_of(options);
+  auto rule_data = rules::load_rules_for(options.argv0, options.rules);
   if (!rule_data) return fail(rule_data.error().message);
   if (!options.scan.empty()) {
     ScanCommand command;
@@ -185,7 +176,7 @@ int run_explain(const ExplainOptions& options) {
   } else {
     report::TextStyle style;
     style.color = !options.no_color && std::getenv("NO_COLOR") == nullptr && options.output.empty() &&
-                  isatty(fileno(stdout));
+                  is_terminal(stdout);
     report::append_closure_text(out, input, style);
   }
   if (write_output(out, options.output) != kExitOk) return kExitFailure;

@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("dlldoctor ") + DLLDOCTOR_VERSION);
   app.require_subcommand(0, 1);
   Runner inspect = setup_inspect(app);
-  Runner sdk = setup_sdk(app);
+  Runner sdk = setup_sdk(app, argc > 0 ? argv[0] : "dlldoctor");
   Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
   app.footer(
       "Examples:\n"

@@ -22,6 +22,7 @@ struct SdkOptions {
   std::string root;
   std::string format = "text";
   std::string arch = "x64";
+  std::string argv0;
 };
 
 std::uint16_t arch_machine(const std::string& arch) {
@@ -152,8 +153,13 @@ void append_report_text(std::string& out, const rules::SdkReport& report) {
 int run_sdk(const SdkOptions& options) {
   rules::SdkCheckOptions check;
   check.target_machine = arch_machine(options.arch);
+  auto rule_data = rules::load_rules_for(options.argv0, {});
+  if (!rule_data) {
+    std::fprintf(stderr, "dlldoctor: %s\n", rule_data.error().message.c_str());
+    return kExitFailure;
+  }
   env::HostFileSystem files;
-  auto report = rules::check_cudnn_sdk(options.root, files, check);
+  auto report = rules::check_cudnn_sdk(options.root, files, *rule_data, check);
   if (!report) {
     std::fprintf(stderr, "dlldoctor: %s\n", report.error().message.c_str());
     return kExitFailure;
@@ -164,14 +170,16 @@ int run_sdk(const SdkOptions& options) {
   } else {
     append_report_text(out, *report);
   }
+  for (const auto& problem : report->problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
   std::fwrite(out.data(), 1, out.size(), stdout);
   return report->has_errors() ? kExitFindings : kExitOk;
 }
 
 }  // namespace
 
-Runner setup_sdk(CLI::App& app) {
+Runner setup_sdk(CLI::App& app, const std::string& argv0) {
   auto options = std::make_shared<SdkOptions>();
+  options->argv0 = argv0;
   auto top_level_root = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand(
       "sdk",

@@ -353,4 +353,11 @@ std::optional<std::string> default_rules_folder(const std::string& argv0) {
   return std::nullopt;
 }
 
+Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders) {
+  std::vector<std::string> folders;
+  if (auto shipped = default_rules_folder(argv0)) folders.push_back(*shipped);
+  folders.insert(folders.end(), extra_folders.begin(), extra_folders.end());
+  return load_rules(folders);
+}
+
 }  // namespace dlldoctor::rules

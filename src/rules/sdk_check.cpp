@@ -13,6 +13,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/pe/reader.hpp"
+#include "dlldoctor/rules/rule_engine.hpp"
 
 namespace dlldoctor::rules {
 
@@ -40,7 +41,6 @@ bool SdkReport::has_errors() const {
 
 namespace {
 
-constexpr const char* kFailureMode = "5.3";
 constexpr const char* kLibraryName = "cudnn.lib";
 constexpr std::size_t kMaxHeaderBytes = 1u << 20;
 // Deep enough for a zip unpacked one folder too deep (root\cudnn-...-archive\lib\x64\cudnn.lib).
@@ -145,8 +145,8 @@ bool is_cudnn_dll(std::string_view name) {
 
 class SdkChecker {
  public:
-  SdkChecker(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options)
-      : files_(files), options_(options), windows_(is_windows_path(root)) {
+  SdkChecker(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options, const RuleData& rules)
+      : files_(files), options_(options), windows_(is_windows_path(root)), sink_(rules) {
     report_.root = root;
     // Settings are pasted into other programs that run elsewhere: "." would not mean this folder there.
     root_ = strip_trailing_separators(fs::absolute(fs::path(root)).lexically_normal().string());
@@ -162,6 +162,9 @@ class SdkChecker {
     check_library();
     check_versions();
     add_settings();
+    RuleOutput output = sink_.take();
+    report_.findings = std::move(output.findings);
+    report_.problems = std::move(output.problems);
     return std::move(report_);
   }
 
@@ -289,17 +292,6 @@ class SdkChecker {
     return nullptr;
   }
 
-  Finding& add(std::string id, Severity severity, std::string module, std::string message) {
-    Finding finding;
-    finding.id = std::move(id);
-    finding.failure_mode = kFailureMode;
-    finding.severity = severity;
-    finding.module = std::move(module);
-    finding.message = std::move(message);
-    report_.findings.push_back(std::move(finding));
-    return report_.findings.back();
-  }
-
   // A path inside the unpacked zip: a placeholder the user replaces, as dlldoctor cannot know where that
   // is. The version is the header's unless the caller knows better.
   std::string zip_path(std::string_view inside, std::string version = {}) const {
@@ -311,12 +303,8 @@ class SdkChecker {
 
   void check_layout() {
     if (report_.layout != SdkLayout::ZipCudaPrefix) return;
-    Finding& f = add("sdk-old-layout", Severity::Info, "",
-                     fmt::format("{} is a cuDNN 8.2-or-older zip: its bin, include and lib folders are under "
-                                 "cuda\\, and the paths below include that prefix.",
-                                 shown(root_)));
-    f.evidence["root"] = shown(root_);
-    f.evidence["sdk_root"] = shown(sdk_root_);
+    sink_.emit("sdk-old-layout", "default", "", {{"root", shown(root_)}},
+               {{"root", shown(root_)}, {"sdk_root", shown(sdk_root_)}});
   }
 
   void check_header() {
@@ -329,13 +317,9 @@ class SdkChecker {
     }
     if (missing == nullptr) return;
     const std::string include = shown(include_dir_);
-    Finding& f = add("sdk-header-missing", Severity::Error, missing,
-                     fmt::format("{} has no {}: the compiler stops at #include <cudnn.h> (C1083).", include, missing));
-    f.evidence["include_dir"] = include;
-    f.evidence["include_dir_exists"] = files_.folder_exists(include_dir_);
-    f.evidence["missing"] = missing;
-    f.fix.push_back(fmt::format("New-Item -ItemType Directory -Force '{}'", include));
-    f.fix.push_back(fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("include/*"), include));
+    sink_.emit("sdk-header-missing", "default", missing,
+               {{"include", include}, {"missing", missing}, {"zip_include", zip_path("include/*")}},
+               {{"include_dir", include}, {"include_dir_exists", files_.folder_exists(include_dir_)}, {"missing", missing}});
   }
 
   // Looks for cudnn.lib elsewhere under the root: a zip unpacked one level too deep, or lib\ flattened.
@@ -358,29 +342,25 @@ class SdkChecker {
   void check_library() {
     const std::string library = shown(env::join_path(library_dir_, kLibraryName));
     if (!report_.import_library) {
-      Finding& f = add("sdk-import-library-missing", Severity::Error, kLibraryName,
-                       fmt::format("{} does not exist: linking with cudnn.lib fails with LNK1181 \"cannot open input "
-                                   "file 'cudnn.lib'\".",
-                                   library));
-      f.evidence["library"] = library;
-      f.evidence["library_dir_exists"] = files_.folder_exists(library_dir_);
+      Json evidence = {{"library", library}, {"library_dir_exists", files_.folder_exists(library_dir_)}};
       const auto stray = find_stray_library();
-      if (stray) f.evidence["found_elsewhere"] = shown(*stray);
-      f.fix.push_back(fmt::format("New-Item -ItemType Directory -Force '{}'", shown(library_dir_)));
-      const std::string source = stray ? shown(*stray) : zip_path("lib/x64/cudnn.lib");
-      f.fix.push_back(fmt::format("Copy-Item -Path '{}' -Destination '{}'", source, library));
+      if (stray) evidence["found_elsewhere"] = shown(*stray);
+      sink_.emit("sdk-import-library-missing", "default", kLibraryName,
+                 {{"library", library},
+                  {"library_dir", shown(library_dir_)},
+                  {"source", stray ? shown(*stray) : zip_path("lib/x64/cudnn.lib")}},
+                 std::move(evidence));
       return;
     }
     const SdkImportLibrary& found = *report_.import_library;
     if (!found.contents || found.contents->imports.empty()) {
-      Finding& f = add("sdk-import-library-unreadable", Severity::Error, kLibraryName,
-                       fmt::format("{} is not an import library ({}): the linker rejects it (LNK1107/LNK1136) or "
-                                   "leaves cuDNN's symbols unresolved (LNK2019).",
-                                   found.path, found.contents ? "no import members" : found.error));
-      f.evidence["library"] = found.path;
-      if (!found.contents) f.evidence["error"] = found.error;
-      f.fix.push_back(
-          fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("lib/x64/cudnn.lib"), found.path));
+      Json evidence = {{"library", found.path}};
+      if (!found.contents) evidence["error"] = found.error;
+      sink_.emit("sdk-import-library-unreadable", "default", kLibraryName,
+                 {{"library", found.path},
+                  {"problem", found.contents ? "no import members" : found.error},
+                  {"zip_library", zip_path("lib/x64/cudnn.lib")}},
+                 std::move(evidence));
       return;
     }
     check_library_machine(found);
@@ -395,26 +375,14 @@ class SdkChecker {
     for (std::uint16_t m : machines) names.push_back(pe::machine_name(m));
     const std::string machine = fmt::format("{}", fmt::join(names, "+"));
     const std::string target_name = pe::machine_name(target);
-    Finding& f = add("sdk-import-library-wrong-machine", Severity::Error, kLibraryName, "");
-    f.evidence["library"] = found.path;
-    f.evidence["machine"] = machine;
-    f.evidence["target_machine"] = target_name;
-    if (target == pe::machine::kAmd64) {
-      f.message = fmt::format(
-          "{} is an {} import library, but the project builds for x64: the linker skips it "
-          "(LNK4272) and cuDNN's symbols stay unresolved (LNK2019).",
-          found.path, machine);
-      f.fix.push_back(
-          fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("lib/x64/cudnn.lib"), found.path));
-    } else {
-      // Seed 5.3: cuDNN ships no 32-bit import library at all; the project has to change, not the SDK.
-      f.message = fmt::format(
-          "The project builds for {}, but {} is an {} import library and cuDNN ships none for {}: "
-          "build the project for x64.",
-          target_name, found.path, machine, target_name);
-      f.fix.push_back("Visual Studio: Build > Configuration Manager > Active solution platform: x64");
-      f.fix.push_back("cmake -S . -B build -A x64   (Visual Studio generators; a fresh build folder)");
-    }
+    // Seed 5.3: cuDNN ships no 32-bit import library at all; for such a project, the project has to change.
+    sink_.emit("sdk-import-library-wrong-machine", target == pe::machine::kAmd64 ? "x64_project" : "other_project",
+               kLibraryName,
+               {{"library", found.path},
+                {"machine", machine},
+                {"target", target_name},
+                {"zip_library", zip_path("lib/x64/cudnn.lib")}},
+               {{"library", found.path}, {"machine", machine}, {"target_machine", target_name}});
   }
 
   void check_library_dlls(const SdkImportLibrary& found) {
@@ -423,20 +391,13 @@ class SdkChecker {
     for (const std::string& dll : found.contents->dlls) {
       if (dll_in_bin(dll)) continue;
       const std::string bin = shown(bin_dir_);
-      Finding& f =
-          add("sdk-import-library-points-elsewhere", Severity::Error, dll,
-              fmt::format("{} links the program to {}, but {} has no {}{}: the program builds, then fails "
-                          "to start because {} is not found.",
-                          found.path, dll, bin, dll,
-                          bin_names.empty() ? "" : fmt::format(" (it has {})", fmt::join(bin_names, ", ")), dll));
-      f.evidence["library"] = found.path;
-      f.evidence["dll"] = dll;
-      f.evidence["bin_dir"] = bin;
-      f.evidence["bin_dlls"] = bin_names;
-      f.fix.push_back(
-          fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force   (from the zip whose cudnn.lib "
-                      "names {})",
-                      zip_path("bin/*"), bin, dll));
+      sink_.emit("sdk-import-library-points-elsewhere", "default", dll,
+                 {{"library", found.path},
+                  {"dll", dll},
+                  {"bin", bin},
+                  {"bin_has", bin_names.empty() ? "" : fmt::format(" (it has {})", fmt::join(bin_names, ", "))},
+                  {"zip_bin", zip_path("bin/*")}},
+                 {{"library", found.path}, {"dll", dll}, {"bin_dir", bin}, {"bin_dlls", bin_names}});
     }
   }
 
@@ -486,23 +447,17 @@ class SdkChecker {
     }
     if (described.empty()) return;
 
-    Finding& f = add("sdk-version-mismatch", Severity::Error, first_mismatch, "");
-    f.message = fmt::format(
-        "The folder mixes cuDNN versions: {} is {}, but {}. cuDNN's libraries check each other's "
-        "versions at run time, and code compiled against one header may call functions "
-        "another version's DLL lacks.",
-        reference_from, expected, fmt::join(described, ", "));
-    f.evidence["expected"] = expected;
-    f.evidence["expected_from"] = reference_from;
-    if (report_.header_version) f.evidence["header_version_number"] = report_.header_version->number();
-    f.evidence["mismatched_dlls"] = std::move(mismatched);
-    if (!library_dll.empty()) f.evidence["library_dll"] = library_dll;
-    f.fix.push_back(
-        fmt::format("Expand-Archive -Path '<cuDNN {} zip>' -DestinationPath '<new folder>'   (one version "
-                    "per folder; then point the settings and PATH at it)",
-                    expected));
-    f.fix.push_back(
-        fmt::format("Copy-Item -Path '{}' -Destination '{}' -Force", zip_path("bin/*", expected), shown(bin_dir_)));
+    Json evidence = {{"expected", expected}, {"expected_from", reference_from}};
+    if (report_.header_version) evidence["header_version_number"] = report_.header_version->number();
+    evidence["mismatched_dlls"] = std::move(mismatched);
+    if (!library_dll.empty()) evidence["library_dll"] = library_dll;
+    sink_.emit("sdk-version-mismatch", "default", first_mismatch,
+               {{"reference", reference_from},
+                {"expected", expected},
+                {"mismatches", fmt::format("{}", fmt::join(described, ", "))},
+                {"zip_bin", zip_path("bin/*", expected)},
+                {"bin", shown(bin_dir_)}},
+               std::move(evidence));
   }
 
   void add_settings() {
@@ -510,25 +465,20 @@ class SdkChecker {
     const std::string include = shown(include_dir_);
     const std::string library_dir = shown(library_dir_);
     const std::string library = shown(env::join_path(library_dir_, kLibraryName));
-    Finding& f = add("sdk-settings", Severity::Info, "",
-                     fmt::format("Settings for a project that uses the cuDNN in {}.", shown(root_)));
-    f.evidence["cudnn_root"] = sdk_root;
-    f.evidence["include_dir"] = include;
-    f.evidence["library_dir"] = library_dir;
-    f.evidence["library"] = library;
-    f.evidence["additional_dependencies"] = kLibraryName;
-    f.evidence["platform"] = pe::machine_name(options_.target_machine);
-    f.fix.push_back(
-        fmt::format("cmake -S . -B build -DCUDNN_ROOT=\"{}\" -DCUDNN_INCLUDE_DIR=\"{}\" -DCUDNN_LIBRARY=\"{}\"",
-                    sdk_root, include, library));
-    f.fix.push_back(
-        fmt::format("Visual Studio: Properties > VC++ Directories > Include Directories: {};$(IncludePath)", include));
-    f.fix.push_back(fmt::format("Visual Studio: Properties > VC++ Directories > Library Directories: {};$(LibraryPath)",
-                                library_dir));
-    f.fix.push_back(
-        "Visual Studio: Properties > Linker > Input > Additional Dependencies: cudnn.lib;%(AdditionalDependencies)");
-    f.fix.push_back(fmt::format("Visual Studio: Build > Configuration Manager > Active solution platform: {}",
-                                pe::machine_name(options_.target_machine)));
+    const std::string platform = pe::machine_name(options_.target_machine);
+    sink_.emit("sdk-settings", "default", "",
+               {{"root", shown(root_)},
+                {"sdk_root", sdk_root},
+                {"include", include},
+                {"library_dir", library_dir},
+                {"library", library},
+                {"platform", platform}},
+               {{"cudnn_root", sdk_root},
+                {"include_dir", include},
+                {"library_dir", library_dir},
+                {"library", library},
+                {"additional_dependencies", kLibraryName},
+                {"platform", platform}});
     report_.sdk_root = sdk_root;
     report_.include_dir = include;
     report_.library_dir = library_dir;
@@ -539,6 +489,7 @@ class SdkChecker {
   env::FileSystem& files_;
   const SdkCheckOptions& options_;
   const bool windows_;
+  FindingSink sink_;
   SdkReport report_;
   std::string root_;
   std::string sdk_root_;
@@ -549,9 +500,10 @@ class SdkChecker {
 
 }  // namespace
 
-Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options) {
+Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files, const RuleData& rules,
+                                  const SdkCheckOptions& options) {
   if (!files.folder_exists(strip_trailing_separators(root))) return Error{fmt::format("{}: no such folder", root)};
-  return SdkChecker(root, files, options).run();
+  return SdkChecker(root, files, options, rules).run();
 }
 
 }  // namespace dlldoctor::rules

@@ -69,5 +69,8 @@ Result<RuleData> load_rules(const std::vector<std::string>& folders);
 // in a build tree, the source folder.
 std::optional<std::string> default_rules_folder(const std::string& argv0);
 
+// The shipped rules, then those of each extra folder (--rules).
+Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders);
+
 
 }  // namespace dlldoctor::rules

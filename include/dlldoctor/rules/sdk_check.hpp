@@ -15,6 +15,7 @@
 #include "dlldoctor/pe/image.hpp"
 #include "dlldoctor/pe/import_library.hpp"
 #include "dlldoctor/rules/finding.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
 
 namespace dlldoctor::rules {
 
@@ -69,12 +70,15 @@ struct SdkReport {
   std::optional<SdkImportLibrary> import_library;  // unset when there is no cudnn.lib
   std::vector<SdkDll> dlls;                        // cudnn*.dll in bin_dir, sorted by name
   std::vector<Finding> findings;                   // failure mode "5.3"
+  std::vector<std::string> problems;               // internal: templates without a value (tests require none)
 
   bool has_errors() const;
 };
 
 // An Error when the root is not a folder (the caller's exit status 2); everything wrong inside an existing
 // root is a finding.
-Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options = {});
+// Findings come from rules/findings.toml (the sdk-* ids), filled with this folder's paths.
+Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files, const RuleData& rules,
+                                  const SdkCheckOptions& options = {});
 
 }  // namespace dlldoctor::rules
