@@ -8,7 +8,6 @@
 namespace dlldoctor::pe {
 namespace {
 constexpr std::uint64_t kExportDirectorySize = 40;
-std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value); }
 }  // namespace
 
 void read_exports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {

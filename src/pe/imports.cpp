@@ -10,7 +10,6 @@ constexpr std::uint64_t kImportDescriptorSize = 20;
 constexpr std::uint64_t kDelayDescriptorSize = 32;
 constexpr std::uint64_t kBoundDescriptorSize = 8;
 
-std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value); }
 
 std::optional<std::string> string_at(const PeView& view, std::uint64_t rva, const ReadLimits& limits) {
   auto at = view.at_rva(rva);

@@ -1,5 +1,7 @@
 #pragma once
 // Internal to the PE reader: the parsed headers and the RVA -> file mapping every directory parser uses.
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +37,9 @@ struct Section {
   std::uint32_t raw_offset = 0;
   std::uint32_t raw_size = 0;
 };
+
+// Offsets and RVAs in messages, as every PE tool prints them.
+inline std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value); }
 
 class PeView {
  public:

@@ -40,7 +40,6 @@ constexpr std::uint64_t kCoffHeaderSize = 20;
 constexpr std::uint64_t kSectionHeaderSize = 40;
 constexpr std::uint16_t kWinCertTypePkcsSignedData = 0x0002;
 
-std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value); }
 
 // The certificate directory holds a file offset, not an RVA, and is not mapped by the loader.
 void read_certificate(const BoundedReader& file, const DataDirectory& directory, Image& image) {
