@@ -280,6 +280,13 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
                       {"needed_by", module.needed_by},
                       {"searched", std::move(searched)},
                       {"copies", std::move(copies)}};
+    // Only wrong-machine files exist and no usable copy anywhere: detect_unloadable says the program is
+    // the wrong build (wrong-machine, wrong_program); "not installed" would send the user looking for it.
+    const bool only_wrong_machine =
+        c.copies.empty() && !module.resolution.candidates.empty() &&
+        std::all_of(module.resolution.candidates.begin(), module.resolution.candidates.end(),
+                    [](const resolve::Candidate& cand) { return cand.verdict == resolve::Verdict::WrongMachine; });
+    if (only_wrong_machine) continue;
     if (python_path_only(c) || wrong_generation(c) || cuda_major(c) || missing_sibling(c, siblings) ||
         missing_runtime(c) || not_on_search_path(c)) {
       continue;

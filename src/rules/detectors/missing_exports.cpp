@@ -15,20 +15,42 @@ bool exports_all(const pe::Image& image, const std::vector<graph::MissingExport>
   });
 }
 
+// A function `module` forwards to a DLL that did not load: that DLL's own finding (not found, wrong
+// machine) is the cause, and the loader fails with its error (126, 193), not with 127.
+bool forwarded_to_failed_module(const RuleInput& input, const graph::Module& module, const graph::MissingExport& m) {
+  if (!module.resolution.image || !module.resolution.image->exports) return false;
+  for (const pe::ExportItem& item : module.resolution.image->exports->items) {
+    const bool same = m.function[0] == '#' ? "#" + std::to_string(item.ordinal) == m.function : item.name == m.function;
+    if (!same || !item.forwarder) continue;
+    const auto dot = item.forwarder->rfind('.');
+    if (dot == std::string::npos || dot == 0) return false;
+    const std::string target = ascii_lower(item.forwarder->substr(0, dot) + ".dll");
+    return std::any_of(input.closure.modules.begin(), input.closure.modules.end(), [&](const graph::Module& other) {
+      return other.key == target && other.resolution.failure != resolve::Failure::None;
+    });
+  }
+  return false;
+}
+
 }  // namespace
 
 void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
   for (const graph::Module& module : input.closure.modules) {
     if (module.missing_exports.empty() || !module.resolution.path) continue;
-    const graph::MissingExport& first = module.missing_exports.front();
+    std::vector<graph::MissingExport> explained_here;
+    for (const auto& m : module.missing_exports) {
+      if (!forwarded_to_failed_module(input, module, m)) explained_here.push_back(m);
+    }
+    if (explained_here.empty()) continue;
+    const graph::MissingExport& first = explained_here.front();
     std::string functions;
     detail::Json missing = detail::Json::array();
-    for (std::size_t i = 0; i < module.missing_exports.size(); ++i) {
-      const auto& m = module.missing_exports[i];
+    for (std::size_t i = 0; i < explained_here.size(); ++i) {
+      const auto& m = explained_here[i];
       missing.push_back({{"function", m.function}, {"needed_by", m.needed_by}, {"detail", m.detail}});
       if (i < 5) functions += (functions.empty() ? "" : ", ") + m.function;
     }
-    if (module.missing_exports.size() > 5) functions += fmt::format(" and {} more", module.missing_exports.size() - 5);
+    if (explained_here.size() > 5) functions += fmt::format(" and {} more", explained_here.size() - 5);
     const std::string path = display_path(module.resolution.windows_path, *module.resolution.path);
     Vars vars = {{"dll", module.name},
                  {"function", functions},
@@ -41,7 +63,7 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
     const auto other = std::find_if(module.resolution.candidates.begin(), module.resolution.candidates.end(),
                                     [&](const resolve::Candidate& c) {
                                       return c.verdict == resolve::Verdict::Shadowed && c.image &&
-                                             exports_all(*c.image, module.missing_exports);
+                                             exports_all(*c.image, explained_here);
                                     });
     if (other != module.resolution.candidates.end()) {
       vars["other"] = detail::shown(*other);

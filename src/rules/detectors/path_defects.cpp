@@ -25,7 +25,9 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
     if (!entry.folder.exists && !entry.folder.host.empty()) {
       if (entry.completion) {
         evidence["real"] = detail::shown(*entry.completion);
-        sink.emit("path-truncated", "default", "",
+        // setx cuts the whole value at 1024 characters: then the cut entry is the last one.
+        const bool setx = i + 1 == path.size() && length >= 1000;
+        sink.emit("path-truncated", setx ? "setx" : "default", "",
                   {{"entry", entry.text}, {"real", detail::shown(*entry.completion)}, {"length", std::to_string(length)}},
                   evidence);
       } else {

@@ -14,6 +14,9 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
     const resolve::Candidate* winner = detail::chosen(module);
     if (!winner || winner->assumed || !winner->file_version || module.is_root) continue;
     if (winner->step == resolve::SearchStep::KnownDll) continue;  // the system copy is meant to win
+    // The winner lacks functions its importers need: missing-export (an error, naming the copy that has
+    // them) already says the wrong copy wins; its version number says nothing more.
+    if (!module.missing_exports.empty()) continue;
     const resolve::Candidate* newest = nullptr;
     for (const auto& c : module.resolution.candidates) {
       if (c.verdict != resolve::Verdict::Shadowed || !c.file_version || !c.machine || !winner->machine) continue;
@@ -53,11 +56,17 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
     std::string versions, renames;
     detail::Json evidence = detail::Json::object();
     for (const auto& [version, modules] : by_version) {
+      // "9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_graph64_9.dll, cudnn_ops64_9.dll and 5 more)"
+      std::string names;
+      for (std::size_t i = 0; i < modules.size() && i < 2; ++i) {
+        names += (i == 0 ? "" : (modules.size() == 2 ? " and " : ", ")) + modules[i]->name;
+      }
+      if (modules.size() > 2) names += fmt::format(" and {} more", modules.size() - 2);
+      versions += fmt::format("{}{} ({})", versions.empty() ? "" : ", ", version.to_string(), names);
       detail::Json list = detail::Json::array();
       for (const graph::Module* m : modules) {
         const std::string path = display_path(m->resolution.windows_path, *m->resolution.path);
         list.push_back(path);
-        versions += fmt::format("{}{} {}", versions.empty() ? "" : ", ", m->name, version.to_string());
         if (version != majority->first) {
           renames += fmt::format("{}Rename-Item \"{}\" \"{}.bak\"", renames.empty() ? "" : "; ", path, file_of(path));
         }

@@ -6,6 +6,18 @@
 
 namespace dlldoctor::rules {
 
+// A copy of the module for this process's machine that the search did not reach (found by --look-in,
+// in an install place, ...).
+bool usable_copy_elsewhere(const RuleInput& input, const graph::Module& module) {
+  for (const env::DllCopy& copy : input.inventory.copies) {
+    if (ascii_lower(copy.name) == module.key && copy.machine &&
+        resolve::machine_fits(input.closure.process_machine, *copy.machine)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void detect_unloadable(const RuleInput& input, FindingSink& sink) {
   const std::string process_machine = pe::machine_name(input.closure.process_machine);
   const std::string program = input.closure.modules.empty() ? std::string() : input.closure.modules.front().name;
@@ -17,9 +29,29 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
     const auto& resolution = module.resolution;
     bool any_usable = false;
     bool any_wrong = false;
+    bool any_unloadable = false;
     for (const auto& c : resolution.candidates) {
       any_usable |= c.verdict == resolve::Verdict::Chosen || c.verdict == resolve::Verdict::Shadowed;
       any_wrong |= c.verdict == resolve::Verdict::WrongMachine;
+      any_unloadable |= c.verdict == resolve::Verdict::NotLoadable;
+    }
+    // Every copy that exists is built for another machine (on the search path and off it): the program
+    // itself is the wrong build (32-bit Python), whether the loader stops at the first file (193) or
+    // skips them all (126). One finding says so, instead of one per file.
+    if (!any_usable && any_wrong && !any_unloadable && resolution.failure != resolve::Failure::None &&
+        !usable_copy_elsewhere(input, module)) {
+      const resolve::Candidate& first = resolution.candidates.front();
+      detail::Json others = detail::Json::array();
+      for (const auto& c : resolution.candidates) others.push_back(detail::candidate_json(c));
+      sink.emit("wrong-machine", "wrong_program", module.name,
+                {{"dll", module.name},
+                 {"program", program},
+                 {"process_machine", process_machine},
+                 {"machine", first.machine ? pe::machine_name(*first.machine) : "?"}},
+                {{"candidate", detail::candidate_json(first)},
+                 {"candidates", std::move(others)},
+                 {"process_machine", process_machine}});
+      continue;
     }
     bool before_winner = true;
     for (const auto& c : resolution.candidates) {
@@ -49,16 +81,6 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
         sink.emit("unloadable-file", "default", module.name, vars, evidence,
                   caused_failure ? std::nullopt : std::optional<Severity>(Severity::Warning));
       }
-    }
-    // Only copies for another machine exist: the program itself is the wrong build (32-bit Python).
-    if (!any_usable && any_wrong && resolution.failure == resolve::Failure::NotFound) {
-      const resolve::Candidate& first = resolution.candidates.front();
-      sink.emit("wrong-machine", "wrong_program", module.name,
-                {{"dll", module.name},
-                 {"program", program},
-                 {"process_machine", process_machine},
-                 {"machine", first.machine ? pe::machine_name(*first.machine) : "?"}},
-                {{"candidate", detail::candidate_json(first)}, {"process_machine", process_machine}});
     }
   }
 

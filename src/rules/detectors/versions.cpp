@@ -59,8 +59,11 @@ void driver(const RuleInput& input, FindingSink& sink) {
                                    [](const graph::Module& m) { return m.key == "nvcuda.dll"; });
   if (nvcuda == input.closure.modules.end() || !nvcuda->resolution.image || !nvcuda->resolution.image->file_version) {
     if (input.environment.assume_system_dlls) {
+      const std::string why = input.environment.sysroot
+                                  ? "the sysroot has no System32\\nvcuda.dll and --assume-system-dlls says it is a partial copy"
+                                  : "no --sysroot to read System32 from";
       sink.emit("driver-not-checked", "default", "nvcuda.dll",
-                {{"why", "no --sysroot to read System32 from"}, {"minimum", minimum->driver}, {"cuda", cuda_text}},
+                {{"why", why}, {"minimum", minimum->driver}, {"cuda", cuda_text}},
                 {{"cuda", cuda_text}, {"cuda_dll", cuda->dll}, {"minimum_driver", minimum->driver}});
     }
     return;
