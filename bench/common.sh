@@ -44,3 +44,36 @@ install_pkg() {
     fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" >&2
 }
+
+# inflate_pe IN OUT SIZE_MB: write OUT, a copy of the x64 PE file IN with
+# one more section, ".bigdata", of SIZE_MB MiB of /dev/urandom bytes: the
+# way real multi-hundred-MB DLLs (cuDNN, cuBLAS) carry their GPU code.
+# The section goes right after the last one of the image, at
+# ImageBase + SizeOfImage (already section-aligned).  Without an explicit
+# address objcopy puts it at VMA 0, below the image base, and first in the
+# file, which is not what a real big DLL looks like.  Random, non-sparse
+# bytes: zeros could end up as holes in the file system (or compress away)
+# and make reading the whole file unrealistically cheap.  The blob is
+# written next to OUT (same file system, not a possibly small tmpfs /tmp).
+# Returns 1 (after removing its temporary file) when a step fails.
+inflate_pe() {
+    local in=$1 dest=$2 size_mb=$3
+    need_cmd x86_64-w64-mingw32-objcopy binutils-mingw-w64-x86-64 || return 1
+    local hdr image_base size_of_image vma blob
+    hdr=$(x86_64-w64-mingw32-objdump -p "$in") || return 1
+    image_base=$(awk '$1 == "ImageBase" { print $2 }' <<<"$hdr")
+    size_of_image=$(awk '$1 == "SizeOfImage" { print $2 }' <<<"$hdr")
+    [[ -n $image_base && -n $size_of_image ]] || { echo "inflate_pe: no PE header in $in" >&2; return 1; }
+    vma=$(printf '0x%x' $((16#$image_base + 16#$size_of_image)))
+    blob=$(mktemp "$(dirname "$dest")/.inflate_pe.XXXXXX") || return 1
+    if ! head -c "$((size_mb * 1024 * 1024))" /dev/urandom >"$blob" ||
+        ! x86_64-w64-mingw32-objcopy \
+            --add-section ".bigdata=$blob" \
+            --set-section-flags .bigdata=contents,alloc,load,readonly,data \
+            --change-section-address ".bigdata=$vma" \
+            "$in" "$dest"; then
+        rm -f "$blob"
+        return 1
+    fi
+    rm -f "$blob"
+}

@@ -27,7 +27,7 @@ size_mb=${BIG_DLL_MB:-600}
 # Cache: building writes 600 MB, so skip when OUT is newer than every input.
 if [[ -f $out ]]; then
     fresh=1
-    for src in "$here/big_dll.c" "$here/big_dll.rc" "$here/make_big_dll.sh"; do
+    for src in "$here/big_dll.c" "$here/big_dll.rc" "$here/make_big_dll.sh" "$here/common.sh"; do
         [[ $src -nt $out ]] && fresh=0
     done
     if [[ $fresh -eq 1 ]]; then
@@ -49,25 +49,8 @@ x86_64-w64-mingw32-windres -O coff "$here/big_dll.rc" -o "$work/res.o"
 # -s: no DWARF from the CRT objects; the image should be small and plain.
 x86_64-w64-mingw32-gcc -O2 -s -shared -o "$work/small.dll" "$here/big_dll.c" "$work/res.o"
 
-# Place the new section right after the last one in the image: at
-# ImageBase + SizeOfImage (which is already section-aligned).  Without an
-# explicit address objcopy puts it at VMA 0, below the image base, and
-# first in the file, which is not what a real big DLL looks like.
-hdr=$(x86_64-w64-mingw32-objdump -p "$work/small.dll")
-image_base=$(awk '$1 == "ImageBase" { print $2 }' <<<"$hdr")
-size_of_image=$(awk '$1 == "SizeOfImage" { print $2 }' <<<"$hdr")
-vma=$(printf '0x%x' $((16#$image_base + 16#$size_of_image)))
-
-# Random, non-sparse bytes: zeros could end up as holes in the file system
-# (or compress away) and make reading the whole file unrealistically cheap.
-head -c "$((size_mb * 1024 * 1024))" /dev/urandom >"$work/bigdata.bin"
-
-x86_64-w64-mingw32-objcopy \
-    --add-section ".bigdata=$work/bigdata.bin" \
-    --set-section-flags .bigdata=contents,alloc,load,readonly,data \
-    --change-section-address ".bigdata=$vma" \
-    "$work/small.dll" "$work/big.dll"
-rm -f "$work/bigdata.bin"
+# One section of random bytes after the image (common.sh explains how).
+inflate_pe "$work/small.dll" "$work/big.dll" "$size_mb" || { echo "make_big_dll: objcopy failed" >&2; exit 1; }
 
 # Sanity check: objdump must still find the import and export tables; a
 # broken DLL would make every reader in the benchmark look fast.

@@ -1,22 +1,30 @@
 #!/usr/bin/python3
-"""Print bench/run.sh's results as tables, plus the project's targets.
+"""Print bench/run.sh's (scan.sh's, closure.sh's) results as tables, plus
+the project's targets.
 
-Input: the TSV run.sh writes, one row per (workload, tool):
+Input: the TSV the scripts write, one row per (workload, tool):
   section, tool, status, median_ms, stddev_ms, peak_kb, cold_kb, exit_code,
   out_bytes, note
 status is "ok" or the reason there are no numbers ("not installed", ...).
-Ratios are peer/dlldoctor: above 1 means the peer is slower / bigger.
+Ratios are peer/dlldoctor: above 1 means the peer is slower / bigger.  The
+dlldoctor row of a section is its first row whose tool starts "dlldoctor".
 
 Also usable as a Markdown generator for docs/PERFORMANCE.md: --markdown.
+--targets pe|scan|closure picks the targets checked (default pe: run.sh's).
 """
 import sys
 
 BASE = "dlldoctor inspect"
+SCAN_BASE = "dlldoctor --scan --all-dlls"
+SCAN_FIND = "find -iname '*.dll'"
+CLOSURE_BASE = "dlldoctor app.exe --format json"
 
 # The project's targets (docs/PERFORMANCE.md).
 BIG_RSS_LIMIT_MB = 8.0
 BIG_RSS_GROWTH_LIMIT_MB = 1.0
 CORPUS_LIMIT_MS = 100.0
+SCAN_LIMIT_VS_FIND = 1.25
+CLOSURE_LIMIT_MS = 5.0
 
 
 def num(s):
@@ -52,7 +60,7 @@ def ratio(a, b):
 
 
 def rows_for(rows):
-    base = next((r for r in rows if r["tool"] == BASE and r["status"] == "ok"), None)
+    base = next((r for r in rows if r["tool"].startswith("dlldoctor") and r["status"] == "ok"), None)
     out = []
     for r in rows:
         if r["status"] != "ok":
@@ -99,7 +107,7 @@ def print_markdown(sections):
         print("| " + " | ".join(HEAD) + " |")
         print("|" + "|".join(["---"] + ["---:"] * 6 + ["---"]) + "|")
         for r in rows_for(rows):
-            print("| " + " | ".join(r) + " |")
+            print("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
 
 
 def get(sections, prefix, tool):
@@ -142,11 +150,41 @@ def targets(sections):
            + (f" ({corpus['median_ms']:.1f} ms)" if ok is not None else ""), verdict(ok))
 
 
+def verdict(ok):
+    return "n/a (not measured)" if ok is None else ("PASS" if ok else "FAIL")
+
+
+def scan_targets(sections):
+    dd = get(sections, "scan", SCAN_BASE)
+    find = get(sections, "scan", SCAN_FIND)
+    ok = None
+    if dd and find and dd["median_ms"] is not None and find["median_ms"] is not None:
+        ok = dd["median_ms"] <= SCAN_LIMIT_VS_FIND * find["median_ms"]
+    yield (f"scan: dlldoctor at most {SCAN_LIMIT_VS_FIND}x the time of find -iname '*.dll'"
+           + (f" ({dd['median_ms']:.0f} vs {find['median_ms']:.0f} ms,"
+              f" {dd['median_ms'] / find['median_ms']:.2f}x)" if ok is not None else ""),
+           verdict(ok))
+
+
+def closure_targets(sections):
+    dd = get(sections, "closure", CLOSURE_BASE)
+    ok = None if not dd or dd["median_ms"] is None else dd["median_ms"] < CLOSURE_LIMIT_MS
+    yield (f"closure: dlldoctor under {CLOSURE_LIMIT_MS:.0f} ms warm"
+           + (f" ({dd['median_ms']:.1f} ms)" if ok is not None else ""), verdict(ok))
+
+
 def main(argv):
-    md = "--markdown" in argv
-    paths = [a for a in argv[1:] if a != "--markdown"]
-    if len(paths) != 1:
-        sys.stderr.write(f"usage: {argv[0]} [--markdown] results.tsv\n")
+    args = argv[1:]
+    md = "--markdown" in args
+    which = "pe"
+    if "--targets" in args:
+        i = args.index("--targets")
+        which = args[i + 1] if i + 1 < len(args) else ""
+        del args[i:i + 2]
+    paths = [a for a in args if a != "--markdown"]
+    checks = {"pe": targets, "scan": scan_targets, "closure": closure_targets}
+    if len(paths) != 1 or which not in checks:
+        sys.stderr.write(f"usage: {argv[0]} [--markdown] [--targets pe|scan|closure] results.tsv\n")
         return 2
     sections = load(paths[0])
     if md:
@@ -154,7 +192,7 @@ def main(argv):
     else:
         print_text(sections)
     print("\nTargets:" if not md else "\n**Targets**\n")
-    for desc, v in targets(sections):
+    for desc, v in checks[which](sections):
         print(f"  {v:5} {desc}" if not md else f"- {v}: {desc}")
     return 0
 

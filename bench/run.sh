@@ -23,17 +23,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
+# shellcheck source=measure.sh
+source "$here/measure.sh"
 
 build_dir=${1:-$repo/build}
 mkdir -p "$build_dir"
 build_dir=$(cd "$build_dir" && pwd)
-# The CLI target lives in src/, so a plain CMake build puts it in
-# BUILD_DIR/src/; accept BUILD_DIR/dlldoctor too (a RUNTIME_OUTPUT_DIRECTORY
-# or an installed layout).
-dlldoctor=${DLLDOCTOR:-$build_dir/dlldoctor}
-if [[ -z ${DLLDOCTOR:-} && ! -x $dlldoctor && -x $build_dir/src/dlldoctor ]]; then
-    dlldoctor=$build_dir/src/dlldoctor
-fi
+dlldoctor=$(find_dlldoctor "$build_dir")
 out=${BENCH_OUT:-$build_dir/bench}
 mkdir -p "$out/json" "$out/outputs" "$out/rss"
 results=$out/results.tsv
@@ -61,111 +57,14 @@ if ! "$py" -c 'import pefile' 2>/dev/null; then
 fi
 "$py" -c 'import pefile' 2>/dev/null && have_pefile=1
 
-# lief_dump is built here with a plain g++ line, not by the project's CMake:
-# LIEF is a benchmark-only dependency.  Rebuilt only when the source changes.
 lief_dump=$out/lief_dump
-if need_file /usr/include/LIEF/PE.hpp liblief-dev && need_cmd g++ g++; then
-    if [[ ! -x $lief_dump || $here/lief_dump.cpp -nt $lief_dump ]]; then
-        echo "run.sh: building lief_dump" >&2
-        g++ -O2 -std=c++14 "$here/lief_dump.cpp" -o "$lief_dump" -lLIEF
-    fi
-    have_lief=1
-fi
+build_lief_dump "$lief_dump" && have_lief=1
 
 have_dlldoctor=0
 [[ -x $dlldoctor ]] && have_dlldoctor=1
 if [[ $have_dlldoctor -eq 0 ]]; then
     echo "run.sh: $dlldoctor not found: dlldoctor rows will say 'not built'" >&2
 fi
-
-# --- measurement helpers ---------------------------------------------------
-
-# evict FILE: drop FILE (only) from the page cache, so the probe run shows
-# how much of it a tool reads.  dd's nocache flag is a per-file
-# posix_fadvise(DONTNEED) and needs no root; drop_caches is the fallback.
-# Prints 1 if the file is now cold, 0 otherwise.
-evict() {
-    local f=$1
-    [[ $have_fincore -eq 1 ]] || { echo 0; return; }
-    dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || true
-    if [[ $(cached_bytes "$f") -ne 0 ]]; then
-        sync
-        echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
-    fi
-    [[ $(cached_bytes "$f") -eq 0 ]] && echo 1 || echo 0
-}
-
-cached_bytes() {
-    fincore --bytes --noheadings --output RES "$1" | tr -d ' '
-}
-
-# bench SECTION NAME INSTALLED RUNS COLDFILE -- CMD...
-#   INSTALLED  1, or the text to show instead of numbers ("not installed")
-#   RUNS       "auto" (hyperfine --warmup 3, its default run count) or a
-#              number of runs for the multi-second peers (no warmup: the
-#              probe run already warmed the cache)
-#   COLDFILE   file to evict before the probe run, or "-"
-bench() {
-    local section=$1 name=$2 installed=$3 runs=$4 coldfile=$5
-    shift 6
-    local slug
-    slug=$(tr -c 'A-Za-z0-9_\n' '_' <<<"$section-$name")
-    if [[ $installed != 1 ]]; then
-        printf '%s\t%s\t%s\tNA\tNA\tNA\tNA\tNA\tNA\t\n' "$section" "$name" "$installed" >>"$results"
-        row_note=""
-        return 0
-    fi
-    echo "== $section: $name" >&2
-
-    # Probe run: peak RSS (GNU time %M, KiB), exit code, output size.
-    local cold=0 cold_kb=NA rc=0
-    if [[ $coldfile != - ]]; then
-        cold=$(evict "$coldfile")
-    fi
-    "$gnu_time" -o "$out/rss/$slug" -f '%M' "$@" >"$out/outputs/$slug.txt" 2>"$out/outputs/$slug.err" || rc=$?
-    if [[ $cold -eq 1 ]]; then
-        cold_kb=$(($(cached_bytes "$coldfile") / 1024))
-    fi
-    local peak_kb out_bytes
-    # GNU time prints a "Command exited with non-zero status" line first
-    # when rc != 0; the number is always the last line.
-    peak_kb=$(tail -n 1 "$out/rss/$slug")
-    out_bytes=$(stat -c %s "$out/outputs/$slug.txt")
-
-    # Timing.  -N: no intermediate shell, which would add ~1 ms to every
-    # run and swamp the fast readers.  hyperfine discards stdout itself.
-    # -i: some tools exit non-zero on a few corpus files (e.g. type
-    # libraries that are not PE); that must not abort the whole bench.
-    local json=$out/json/$slug.json
-    local -a hf=(hyperfine -N -i --style basic --export-json "$json")
-    if [[ $runs == auto ]]; then
-        hf+=(--warmup 3)
-    else
-        hf+=(--runs "$runs")
-    fi
-    local median_ms=NA stddev_ms=NA
-    if "${hf[@]}" --command-name "$name" -- "$(quote_cmd "$@")" >&2; then
-        # "median stddev" in ms; stddev is 0 for a single run.
-        read -r median_ms stddev_ms < <("$py" -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]; print("%.3f %.3f" % (r["median"] * 1000, (r.get("stddev") or 0) * 1000))' "$json")
-    fi
-    printf '%s\t%s\tok\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$section" "$name" "$median_ms" "$stddev_ms" "$peak_kb" "$cold_kb" "$rc" "$out_bytes" "$row_note" >>"$results"
-    row_note=""
-}
-# Free-text note for the next bench() row (reset after each row).
-row_note=""
-
-# hyperfine takes one command string and splits it shell-style; quote each
-# argument so paths survive intact.
-quote_cmd() {
-    local s="" a
-    for a in "$@"; do
-        s+="$(printf '%q' "$a") "
-    done
-    printf '%s' "${s% }"
-}
-
-dd_installed() { [[ $have_dlldoctor -eq 1 ]] && echo 1 || echo "not built"; }
-yes_no() { [[ $1 -eq 1 ]] && echo 1 || echo "not installed"; }
 
 # --- (a) the big DLL -------------------------------------------------------
 if [[ ${BENCH_SKIP_BIG:-0} != 1 ]]; then
@@ -222,9 +121,7 @@ fi
 
 # --- report ----------------------------------------------------------------
 echo
-echo "dlldoctor bench — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -r)"
-build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
-echo "dlldoctor: $dlldoctor (CMAKE_BUILD_TYPE=${build_type:-project default})"
+print_header "$build_dir" "$dlldoctor"
 "$py" "$here/report.py" "$results"
 echo
 echo "raw data: $results, hyperfine JSON in $out/json, tool outputs in $out/outputs"
