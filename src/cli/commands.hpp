@@ -2,8 +2,16 @@
 // Each command binds its flags onto a CLI11 subcommand and returns the callback that runs it.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "dlldoctor/core/result.hpp"
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/rules/rule_engine.hpp"
 
 namespace dlldoctor::cli {
 
@@ -18,6 +26,27 @@ Runner setup_inspect(CLI::App& app);
 // `dlldoctor sdk DIR`, and the top-level spelling `dlldoctor --sdk DIR` (main runs it when app.count("--sdk")).
 Runner setup_sdk(CLI::App& app, const std::string& argv0);
 // The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`.
+// `dlldoctor probe APP.exe [flags]` is this command with --probe (main.cpp rewrites the spelling), so the
+// probe takes every flag of the simulation it checks.
 Runner setup_explain(CLI::App& app, const std::string& argv0);
+// `dlldoctor snapshot -o env.json`.
+Runner setup_snapshot(CLI::App& app);
+
+// The environment of a command: the snapshot named by --env, else on Windows the live one (no --sysroot
+// and no --path), else the flags (src/cli/snapshot.cpp).
+Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
+                                            env::FileSystem& files);
+
+// What the real loader did (src/cli/probe.cpp; Windows only, an error elsewhere).
+struct ProbeResult {
+  std::vector<std::string> modules;  // full paths of the DLLs mapped, in load order
+  std::optional<std::uint32_t> exit_code;
+  bool timed_out = false;  // still running when the time was up, and ended
+  bool wine = false;       // the loader was Wine's: its builtins load from its own folder (DOMAIN.md §7)
+};
+Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms);
+// Adds a "probe-differs" finding for each difference between the real loads and the prediction.
+void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,
+                        rules::RuleOutput& output);
 
 }  // namespace dlldoctor::cli

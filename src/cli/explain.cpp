@@ -47,6 +47,9 @@ struct ExplainOptions {
   std::string known_dlls;
   std::string windows_user;
   bool assume_system_dlls = false;
+  std::string env_file;  // --env: a snapshot to replay
+  bool probe = false;    // `dlldoctor probe ...`: also run the program and compare (Windows only)
+  unsigned probe_timeout = 10;
   std::string argv0;
 };
 
@@ -96,7 +99,13 @@ int run_explain(const ExplainOptions& options) {
   }
   const env::EnvironmentFlags flags = environment_flags(options);
   env::HostFileSystem files;
-  auto environment = env::environment_from_flags(flags, files);
+#ifndef _WIN32
+  if (options.probe) {
+    return fail("probe runs the program under the real Windows loader: it needs Windows (run dlldoctor.exe probe "
+                "there, or under Wine)");
+  }
+#endif
+  auto environment = choose_environment(flags, options.env_file, files);
   if (!environment) return fail(environment.error().message);
 
   graph::ClosureRequest request;
@@ -145,15 +154,24 @@ int run_explain(const ExplainOptions& options) {
   auto closure = graph::build_closure(request, resolver, *rule_data, files, *environment);
   if (!closure) return fail(closure.error().message);
 
-  env::InventoryRequest wanted = rules::inventory_request(*closure, *rule_data);
+  env::InventoryRequest wanted = rules::inventory_request(*closure, *environment, *rule_data);
   resolve::ProcessState startup_process = closure->process;
   startup_process.settings = {};
   const std::vector<resolve::SearchFolder> search_order = resolver.search_order(startup_process, {});
   for (const auto& folder : search_order) wanted.search_folders.push_back(folder.folder);
   for (const auto& dir : options.look_in) wanted.look_in.push_back(env::resolve_folder(*environment, dir, files).host);
   const env::Inventory inventory = env::build_inventory(*environment, wanted, files, images);
-  const rules::RuleOutput rule_output =
+  rules::RuleOutput rule_output =
       rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
+  if (options.probe) {
+    if (!options.loads.empty()) return fail("probe runs the program itself; --load calls cannot be probed yet");
+    auto probe = probe_program(request.program, options.probe_timeout * 1000);
+    if (!probe) return fail(probe.error().message);
+    compare_with_probe(*probe, *closure, *rule_data, rule_output);
+    std::fprintf(stderr, "dlldoctor: probe: %zu modules loaded, %s\n", probe->modules.size(),
+                 probe->timed_out ? "still running after the time allowed (ended)"
+                                  : ("exit code " + std::to_string(probe->exit_code.value_or(0))).c_str());
+  }
   for (const auto& problem : rule_output.problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
 
   report::ReportInput input;
@@ -203,6 +221,13 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
   app.add_option("--windows-user", options->windows_user,
                  "The profile under Users/ whose registry PATH to compare with (default: the only one)")
       ->group(environment);
+  app.add_option("--env", options->env_file,
+                 "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot")
+      ->group(environment);
+  app.add_flag("--probe", options->probe, "")->group("");  // spelled `dlldoctor probe ...` (main.cpp)
+  app.add_option("--probe-timeout", options->probe_timeout,
+                 "probe: seconds the program may run before it is ended (default 10)")
+      ->group("");
   app.add_flag("--assume-system-dlls", options->assume_system_dlls,
                "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
       ->group(environment);

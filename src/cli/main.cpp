@@ -1,21 +1,39 @@
 #include <CLI/CLI.hpp>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
   using namespace dlldoctor::cli;
+  // `dlldoctor probe APP.exe [flags]` is the main command with --probe: the probe checks the very
+  // simulation those flags describe.
+  std::string probe_flag = "--probe";
+  std::vector<char*> args(argv, argv + argc);
+  if (argc > 1 && std::strcmp(argv[1], "probe") == 0) {
+    args.erase(args.begin() + 1);
+    args.push_back(probe_flag.data());
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};
   app.set_version_flag("--version", std::string("dlldoctor ") + DLLDOCTOR_VERSION);
   app.require_subcommand(0, 1);
   Runner inspect = setup_inspect(app);
   Runner sdk = setup_sdk(app, argc > 0 ? argv[0] : "dlldoctor");
+  Runner snapshot = setup_snapshot(app);
   Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
   app.footer(
       "Examples:\n"
       "  dlldoctor app.exe --path 'C:\\tools\\cudnn\\bin;C:\\CUDA\\v12.4\\bin' --sysroot /mnt/c\n"
       "  dlldoctor app.exe --format json > report.json\n"
       "  dlldoctor --host python.exe --load torch\\lib\\cudnn64_9.dll --profile python-ctypes\n"
-      "  dlldoctor inspect cudnn64_9.dll");
+      "  dlldoctor inspect cudnn64_9.dll\n"
+      "  dlldoctor snapshot -o env.json            (on Windows; then on Linux:)\n"
+      "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
+      "  dlldoctor probe app.exe                   (Windows: RUNS app.exe, compares its real loads)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +41,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitFailure;
   }
   if (app.got_subcommand("inspect")) return inspect();
+  if (app.got_subcommand("snapshot")) return snapshot();
   if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();
 }

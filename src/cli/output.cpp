@@ -2,7 +2,21 @@
 
 #include <ctime>
 
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
 namespace dlldoctor::cli {
+
+bool is_terminal(std::FILE* stream) {
+#ifdef _WIN32
+  return _isatty(_fileno(stream)) != 0;
+#else
+  return isatty(fileno(stream)) != 0;
+#endif
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);

@@ -21,6 +21,9 @@ inline int write_output(const std::string& text, const std::string& path) {
   return kExitOk;
 }
 
+// Whether a stream is a terminal (colours, progress): isatty on POSIX, _isatty on Windows.
+bool is_terminal(std::FILE* stream);
+
 // An ISO 8601 UTC time for the one field of a JSON report that differs between runs.
 std::string utc_now();
 

@@ -1,6 +1,4 @@
 // `dlldoctor --scan DIR...`: every copy of the DLL families in rules/ (or every DLL) under the folders.
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -50,7 +48,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   for (const std::string& root : command.roots) options.roots.push_back(env::absolute_path(root));
   options.all_dlls = command.all_dlls;
   for (const auto& family : rules.families) options.names.insert(family.members.begin(), family.members.end());
-  const bool terminal = isatty(fileno(stderr));
+  const bool terminal = is_terminal(stderr);
   if (terminal) {
     options.progress = [](std::uint64_t folders, std::uint64_t entries, std::uint64_t copies) {
       std::fprintf(stderr, "\rscanning: %llu folders, %llu entries, %llu copies   ",
@@ -92,7 +90,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   } else if (command.format == "markdown") {
     text = report::scan_to_markdown(input);
   } else {
-    const bool to_terminal = command.output.empty() && isatty(fileno(stdout));
+    const bool to_terminal = command.output.empty() && is_terminal(stdout);
     text = report::scan_to_text(input, to_terminal && !command.no_color && std::getenv("NO_COLOR") == nullptr);
   }
   return write_output(text, command.output);

@@ -45,7 +45,11 @@ std::string absolute_path(std::string_view text) {
   std::string normal = absolute.lexically_normal().string();
   // Boost spells a trailing separator as a final "." component.
   if (normal.size() > 2 && normal.compare(normal.size() - 2, 2, "/.") == 0) normal.resize(normal.size() - 2);
-  while (normal.size() > 1 && (normal.back() == '/' || normal.back() == '\\')) normal.pop_back();
+  // "C:\\" keeps its separator: "C:" alone means the current folder of drive C.
+  while (normal.size() > 1 && (normal.back() == '/' || normal.back() == '\\') &&
+         !(normal.size() == 3 && normal[1] == ':')) {
+    normal.pop_back();
+  }
   return normal;
 }
 
@@ -187,6 +191,7 @@ bool is_windows_absolute(std::string_view text) {
 }
 
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path) {
+  if (environment.host_paths_are_windows && !environment.sysroot) return host_path;
   if (!environment.sysroot) return std::nullopt;
   const std::string& root = *environment.sysroot;
   if (host_path.compare(0, root.size(), root) != 0) return std::nullopt;
@@ -203,7 +208,7 @@ std::optional<std::string> windows_path_of(const Environment& environment, const
 
 FolderRef resolve_folder(const Environment& environment, std::string_view text, FileSystem& files) {
   FolderRef folder;
-  if (!is_windows_absolute(text)) {
+  if (!is_windows_absolute(text) || (environment.host_paths_are_windows && !environment.sysroot)) {
     folder.host = absolute_path(text);
     folder.exists = files.folder_exists(folder.host);
     folder.windows = windows_path_of(environment, folder.host);
@@ -233,6 +238,48 @@ FolderRef resolve_folder(const Environment& environment, std::string_view text, 
   return folder;
 }
 
+void append_path_entries(Environment& environment, std::string_view value_text, FileSystem& files) {
+  const std::string value(value_text);
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = value.find(';', start);
+    std::string text = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    PathEntry entry;
+    entry.text = text;
+    if (text.empty()) {
+      // Windows reads an empty PATH entry as the current folder.
+      entry.folder = environment.cwd;
+      entry.note = "empty entry: the current folder";
+    } else {
+      entry.folder = resolve_folder(environment, text, files);
+      if (text.front() == '"') {
+        entry.note = "quoted: the loader does not remove quotes from PATH entries (unverified), so this folder is "
+                     "never searched";
+        std::string unquoted = text.substr(1);
+        if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
+        FolderRef meant = resolve_folder(environment, unquoted, files);
+        if (meant.exists) entry.completion = std::move(meant);
+      } else if (!entry.folder.exists) {
+        entry.note = entry.folder.host.empty() ? "a Windows path, and no --sysroot to map it" : "does not exist";
+        if (!entry.folder.host.empty()) entry.completion = completion_of(environment, entry.folder.host, files);
+      }
+    }
+    environment.path.push_back(std::move(entry));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
+bool assumes_system_dll(const Environment& environment, std::string_view lower_name, bool wow64,
+                        std::optional<pe::Version>* version) {
+  const auto& listing = wow64 ? environment.syswow64_dlls : environment.system32_dlls;
+  if (!listing) return is_stock_system_dll(lower_name);
+  auto found = listing->find(std::string(lower_name));
+  if (found == listing->end()) return false;
+  if (version) *version = found->second;
+  return true;
+}
+
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files) {
   Environment environment;
   if (flags.sysroot) {
@@ -254,6 +301,11 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     environment.system16 = system_folder(environment, "System", files);
     environment.windows = system_folder(environment, "", files);
   } else {
+#ifdef _WIN32
+    // dlldoctor.exe with flags and no --sysroot: the flags change only what they name; C:\ paths are
+    // this machine's.
+    environment.host_paths_are_windows = true;
+#endif
     environment.assume_system_dlls = true;
     environment.system32 = FolderRef{"", "C:\\Windows\\System32", false};
     environment.syswow64 = FolderRef{"", "C:\\Windows\\SysWOW64", false};
@@ -272,32 +324,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     environment.cwd = resolve_folder(environment, fs::current_path(ec).string(), files);
   }
 
-  for (const std::string& value : flags.path) {
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t end = value.find(';', start);
-      std::string text = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      PathEntry entry;
-      entry.text = text;
-      if (text.empty()) {
-        // Windows reads an empty PATH entry as the current folder.
-        entry.folder = environment.cwd;
-        entry.note = "empty entry: the current folder";
-      } else {
-        entry.folder = resolve_folder(environment, text, files);
-        if (text.front() == '"') {
-          entry.note = "quoted: the loader does not remove quotes from PATH entries (unverified), so this folder is "
-                       "never searched";
-        } else if (!entry.folder.exists) {
-          entry.note = entry.folder.host.empty() ? "a Windows path, and no --sysroot to map it" : "does not exist";
-          if (!entry.folder.host.empty()) entry.completion = completion_of(environment, entry.folder.host, files);
-        }
-      }
-      environment.path.push_back(std::move(entry));
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  }
+  for (const std::string& value : flags.path) append_path_entries(environment, value, files);
 
   SystemHiveFacts hive;
   if (environment.sysroot) {

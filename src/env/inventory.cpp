@@ -127,8 +127,8 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
   }
   if (request.wanted.empty()) return inventory;
 
-  for (const std::string& folder : request.next_to) {
-    if (!searched_hosts.count(folder)) collect(environment, folder, request.wanted, "next to the main DLL", files, images, inventory.copies);
+  for (const auto& [folder, source] : request.named_folders) {
+    if (!searched_hosts.count(folder)) collect(environment, folder, request.wanted, source, files, images, inventory.copies);
   }
   std::size_t budget = kMaxLookInFolders;
   for (const std::string& folder : request.look_in) walk(environment, folder, 0, budget, request.wanted, files, images, inventory.copies);

@@ -221,8 +221,6 @@ class TreeWriter {
     const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
     const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
     const bool repeat = printed_.count(index) > 0;
-    // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
-    if (repeat && module.resolution.failure == Failure::None && is_system(module)) return;
     out_ += prefix + branch + describe(module);
     if (repeat) {
       out_ += " (see above)\n";
@@ -230,7 +228,11 @@ class TreeWriter {
     }
     printed_.insert(index);
     out_ += '\n';
-    const std::string detail_prefix = child_prefix + (module.children.empty() ? "   " : "│  ");
+    const bool has_children = std::any_of(module.children.begin(), module.children.end(), [&](std::size_t child) {
+      const Module& c = closure_.modules[child];
+      return !(printed_.count(child) && c.resolution.failure == Failure::None && is_system(c));
+    });
+    const std::string detail_prefix = child_prefix + (has_children ? "│  " : "   ");
     for (const auto& c : module.resolution.candidates) {
       if (c.verdict == resolve::Verdict::Chosen) continue;
       out_ += fmt::format("{}  {} {}{}{} [{}]\n", detail_prefix,
@@ -246,9 +248,15 @@ class TreeWriter {
       out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true),
                           m.function, m.needed_by, m.detail);
     }
-    for (std::size_t i = 0; i < module.children.size(); ++i) {
-      write(module.children[i], child_prefix, i + 1 == module.children.size(), false);
+    // System DLLs that resolved fine are shown once; repeating them under every importer is noise. They
+    // are left out before drawing, so the last line drawn gets the closing branch.
+    std::vector<std::size_t> shown;
+    for (std::size_t child : module.children) {
+      const Module& c = closure_.modules[child];
+      if (printed_.count(child) && c.resolution.failure == Failure::None && is_system(c)) continue;
+      shown.push_back(child);
     }
+    for (std::size_t i = 0; i < shown.size(); ++i) write(shown[i], child_prefix, i + 1 == shown.size(), false);
   }
 
  private:
@@ -305,8 +313,9 @@ std::string verdict(const ReportInput& input) {
   }
   if (!outcome.ok) return fmt::format("FAILS: {} fails with error {}: {}", outcome.request, outcome.error.value_or(0), outcome.reason);
   if (first_error) {
-    return fmt::format("BROKEN: {} succeeds, but {} problem{} will stop it later: {}", outcome.request, errors,
-                       errors == 1 ? "" : "s", first_error->message);
+    return fmt::format("BROKEN: {} succeeds, but {} error{} below will stop it later ({}{})", outcome.request, errors,
+                       errors == 1 ? "" : "s", first_error->id,
+                       first_error->module.empty() ? std::string() : ": " + first_error->module);
   }
   if (warnings) return fmt::format("WARNINGS: {} succeeds; {} warning{} below", outcome.request, warnings, warnings == 1 ? "" : "s");
   return fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request);

@@ -235,6 +235,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     candidate.assumed = true;
     candidate.windows_path = *system_folder(process.machine).windows + "\\" + key;
     candidate.machine = process.machine;
+    env::assumes_system_dll(environment_, key, process.machine == pe::machine::kI386, &candidate.file_version);
     resolution.candidates.push_back(std::move(candidate));
     images.emplace_back();
   };
@@ -280,7 +281,8 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
 
   for (const SearchFolder& folder : search_order(process, context)) {
     resolution.searched.push_back(folder);
-    if (folder.step == SearchStep::System32 && environment_.assume_system_dlls && env::is_stock_system_dll(key) &&
+    if (folder.step == SearchStep::System32 && environment_.assume_system_dlls &&
+        env::assumes_system_dll(environment_, key, process.machine == pe::machine::kI386) &&
         !decided && !system_copy()) {
       add_assumed(SearchStep::System32);
       continue;

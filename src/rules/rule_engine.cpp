@@ -79,8 +79,13 @@ RuleOutput FindingSink::take() {
   return std::move(output_);
 }
 
-env::InventoryRequest inventory_request(const graph::Closure& closure, const RuleData& rules) {
+env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
+                                        const RuleData& rules) {
   env::InventoryRequest request;
+  // A PATH entry cut short or quoted still says which folder the user meant.
+  for (const env::PathEntry& entry : environment.path) {
+    if (entry.completion) request.named_folders.emplace_back(entry.completion->host, "the folder a damaged PATH entry meant");
+  }
   for (const Family& family : rules.families) request.interesting.insert(family.members.begin(), family.members.end());
   for (const graph::Module& module : closure.modules) {
     if (module.resolution.failure != resolve::Failure::NotFound || module.resolution.api_set_host) continue;
@@ -100,7 +105,7 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const Rul
     const Family* family = rules.family_of(module.key);
     if (!family || !module.resolution.path || module.resolution.failure != resolve::Failure::None) continue;
     if (std::find(family->main.begin(), family->main.end(), module.key) != family->main.end()) {
-      request.next_to.push_back(folder_of(*module.resolution.path));
+      request.named_folders.emplace_back(folder_of(*module.resolution.path), "next to the main DLL");
     }
   }
   std::sort(request.install_places.begin(), request.install_places.end());

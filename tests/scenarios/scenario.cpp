@@ -130,6 +130,17 @@ Scenario load_scenario(const fs::path& file) {
 
   const auto* run = root["run"].as_table();
   if (!run || !run->get("args")) malformed(file, "[run] args is required");
+  // A key under the wrong table would otherwise switch its check off without a word.
+  const auto only_keys = [&](const toml::table& table, const std::string& where, const std::set<std::string>& keys) {
+    for (const auto& [key, value] : table) {
+      (void)value;
+      if (!keys.count(std::string(key.str()))) malformed(file, where + ": unknown key " + std::string(key.str()));
+    }
+  };
+  only_keys(*run, "[run]", {"args", "cwd", "exit"});
+  if (const auto* outcome = root["outcome"].as_table()) {
+    only_keys(*outcome, "[outcome]", {"status", "error", "reason_contains", "missing"});
+  }
   s.args = string_list(file, *run->get("args"), "run.args");
   s.cwd = opt_string(file, *run, "cwd").value_or("");
   if (const auto* exit = run->get("exit")) s.exit_code = static_cast<int>(exit->value_or<int64_t>(-1));

@@ -2,13 +2,16 @@
 // Where DLLs can come from, as a value: the resolver reads this, never the live machine. Built from
 // command-line flags here (Linux, or Windows with overrides); the live Windows capture and snapshots
 // produce the same type.
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/env/api_set.hpp"
 #include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/pe/image.hpp"
 
 namespace dlldoctor::env {
 
@@ -22,14 +25,18 @@ struct PathEntry {
   std::string text;  // the entry as given
   FolderRef folder;
   std::string note;  // why the entry is unusual ("empty: the current folder", "quoted", ...)
-  // For an entry that does not exist: a real folder beside it whose name it is the start of, as an
-  // entry cut short by setx's 1024-character limit leaves it.
+  // For an entry that does not exist, the folder it was meant to name: for a quoted entry, the folder
+  // without the quotes; otherwise a real folder beside it whose name it is the start of, as an entry cut
+  // short by setx's 1024-character limit leaves it.
   std::optional<FolderRef> completion;
 };
 
 struct Environment {
-  std::string source = "flags";
+  std::string source = "flags";  // "flags", "live" (this Windows process), "snapshot" (--env FILE)
   std::optional<std::string> sysroot;
+  // dlldoctor runs on the Windows it describes (live, or flags on Windows without --sysroot): C:\... paths
+  // are paths of this machine, and a host path is its own Windows path.
+  bool host_paths_are_windows = false;
   FolderRef system32;  // for 64-bit processes (and 32-bit ones on 32-bit Windows)
   FolderRef syswow64;  // System32 of 32-bit processes on 64-bit Windows
   FolderRef system16;  // Windows\System
@@ -48,7 +55,22 @@ struct Environment {
   std::optional<std::string> machine_path;
   std::optional<std::string> user_path;
   std::vector<std::string> notes;  // assumptions made and problems met while building this value
+  // A snapshot replayed without --sysroot: the DLLs its System32 and SysWOW64 held (lower-case name ->
+  // file version). They stand in for the disk: with assume_system_dlls, these names instead of the
+  // built-in stock list are assumed present in the system folder (DECISIONS.md, "Snapshots").
+  std::optional<std::map<std::string, std::optional<pe::Version>>> system32_dlls;
+  std::optional<std::map<std::string, std::optional<pe::Version>>> syswow64_dlls;
 };
+
+// Whether `lower_name` is taken as present in the system folder without being on this disk (only with
+// assume_system_dlls): listed by the snapshot, or else a stock Windows DLL. `version` gets the snapshot's
+// file version when it has one.
+bool assumes_system_dll(const Environment& environment, std::string_view lower_name, bool wow64,
+                        std::optional<pe::Version>* version = nullptr);
+
+// Appends the entries of a ;-separated PATH value, each resolved like --path (empty = current folder,
+// quoted, missing, cut short by setx).
+void append_path_entries(Environment& environment, std::string_view value, FileSystem& files);
 
 struct EnvironmentFlags {
   std::optional<std::string> sysroot;
@@ -62,6 +84,15 @@ struct EnvironmentFlags {
 };
 
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files);
+
+#ifdef _WIN32
+// This Windows process's own environment (src/env/live_windows.cpp, the one place that asks Windows):
+// PATH, current folder, system folders, SafeDllSearchMode, KnownDLLs, the registry's machine and user
+// PATH. source = "live".
+Result<Environment> live_environment(FileSystem& files);
+// "10.0.19045" (RtlGetVersion), with " (Wine 8.0)" when Wine's ntdll says so.
+std::string live_os_version();
+#endif
 
 // A folder named the way a user types it: a Windows path ("C:\Program Files\x", mapped through the
 // sysroot, case-insensitively) or a host path.

@@ -39,7 +39,9 @@ struct InventoryRequest {
   std::set<std::string> interesting;  // lower-case names to list in the searched folders
   std::vector<FolderRef> search_folders;
   std::vector<std::string> look_in;         // host folders, searched recursively
-  std::vector<std::string> next_to;         // host folders of loaded main DLLs, searched alone
+  // Folders searched alone (not recursively), each with the source its copies are reported under: the
+  // folder of a loaded main DLL ("next to the main DLL"), the folder a damaged PATH entry meant.
+  std::vector<std::pair<std::string, std::string>> named_folders;
   std::vector<std::string> install_places;  // Windows folder patterns, '*' matching one name
 };
 

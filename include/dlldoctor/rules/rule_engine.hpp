@@ -34,7 +34,8 @@ struct RuleOutput {
 RuleOutput run_rules(const RuleInput& input);
 
 // The names the inventory should look for and list, for a closure (what the detectors will ask about).
-env::InventoryRequest inventory_request(const graph::Closure& closure, const RuleData& rules);
+env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
+                                        const RuleData& rules);
 
 using Vars = std::map<std::string, std::string>;
 

@@ -1,0 +1,106 @@
+// `dlldoctor snapshot -o env.json`: the environment as JSON, to replay elsewhere with `--env env.json`.
+// Also where every command picks its environment: a snapshot, the live Windows one, or the flags.
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "dlldoctor/env/snapshot.hpp"
+
+namespace dlldoctor::cli {
+
+Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
+                                            env::FileSystem& files) {
+  if (!snapshot_file.empty()) {
+    std::ifstream in(snapshot_file, std::ios::binary);
+    if (!in) return Error{"--env " + snapshot_file + ": cannot read"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto environment = env::environment_from_snapshot(text.str(), flags, files);
+    if (!environment) return Error{"--env " + snapshot_file + ": " + environment.error().message};
+    return environment;
+  }
+#ifdef _WIN32
+  // On Windows the machine itself is the default; --sysroot or --path describe another one.
+  if (!flags.sysroot && flags.path.empty()) {
+    auto environment = env::live_environment(files);
+    if (!environment) return environment;
+    if (flags.cwd) environment->cwd = env::resolve_folder(*environment, *flags.cwd, files);
+    if (flags.safe_dll_search_mode) environment->safe_dll_search_mode = *flags.safe_dll_search_mode;
+    if (flags.known_dlls) {
+      environment->known_dlls.clear();
+      for (std::string name : *flags.known_dlls) {
+        name = ascii_lower(name);
+        if (name.find('.') == std::string::npos) name += ".dll";
+        environment->known_dlls.push_back(std::move(name));
+      }
+      environment->known_dlls_source = "--known-dlls";
+    }
+    return environment;
+  }
+#endif
+  return env::environment_from_flags(flags, files);
+}
+
+namespace {
+
+struct SnapshotOptions {
+  std::string output;
+  std::string sysroot;
+  std::vector<std::string> path;
+  std::string cwd;
+  std::string safe_mode;
+  std::string windows_user;
+  bool assume_system_dlls = false;
+};
+
+int run_snapshot(const SnapshotOptions& options) {
+  env::EnvironmentFlags flags;
+  if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
+  flags.path = options.path;
+  if (!options.cwd.empty()) flags.cwd = options.cwd;
+  if (!options.safe_mode.empty()) flags.safe_dll_search_mode = options.safe_mode == "on";
+  if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
+  flags.assume_system_dlls = options.assume_system_dlls;
+  env::HostFileSystem files;
+  auto environment = choose_environment(flags, "", files);
+  if (!environment) {
+    std::fprintf(stderr, "dlldoctor: %s\n", environment.error().message.c_str());
+    return kExitFailure;
+  }
+  env::SnapshotInfo info;
+  info.tool_version = DLLDOCTOR_VERSION;
+#ifdef _WIN32
+  info.os_version = environment->source == "live" ? env::live_os_version() : "Windows (flags)";
+#else
+  info.os_version = environment->sysroot ? "a mounted Windows (--sysroot)" : "Windows described by flags";
+#endif
+  info.system32_dlls = env::list_system_dlls(environment->system32, files);
+  info.syswow64_dlls = env::list_system_dlls(environment->syswow64, files);
+  const std::string text = env::snapshot_to_json(*environment, info).dump(2, ' ', false,
+                                                                          nlohmann::json::error_handler_t::replace);
+  return write_output(text + "\n", options.output);
+}
+
+}  // namespace
+
+Runner setup_snapshot(CLI::App& app) {
+  auto options = std::make_shared<SnapshotOptions>();
+  CLI::App* command = app.add_subcommand(
+      "snapshot",
+      "Save the environment (folders, PATHs, KnownDLLs, flags, OS version, System32 DLLs with versions) as JSON, "
+      "to replay with `dlldoctor APP.exe --env FILE` elsewhere. On Windows: this machine; else the flags.");
+  command->add_option("-o,--output", options->output, "Write the snapshot to this file instead of stdout");
+  command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32");
+  command->add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)");
+  command->add_option("--cwd", options->cwd, "The current folder of the process");
+  command->add_option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)")
+      ->check(CLI::IsMember({"on", "off"}));
+  command->add_option("--windows-user", options->windows_user, "The profile under Users/ whose registry PATH to save");
+  command->add_flag("--assume-system-dlls", options->assume_system_dlls,
+                    "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present");
+  return [options] { return run_snapshot(*options); };
+}
+
+}  // namespace dlldoctor::cli

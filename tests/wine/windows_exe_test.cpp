@@ -1,0 +1,167 @@
+// dlldoctor.exe (the mingw cross build) run inside Wine's Windows (issue 6), on the scenario trees marked
+// `wine = true` that need no flags beyond --path and --cwd:
+//  (a) live environment, no flags (WINEPATH gives PATH): the prediction names the file Wine's loader loads;
+//  (b) `snapshot` under Wine, replayed on Linux with --env --sysroot drive_c: the same modules from the
+//      same Windows paths, apart from environment.source;
+//  (c) `probe` agrees with the prediction (no "probe-differs" finding).
+// The trees are built under the prefix's drive_c, so the snapshot's C:\ paths map through --sysroot.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "scenarios/scenario.hpp"
+#include "support/run_process.hpp"
+#include "wine/wine_prefix.hpp"
+
+namespace fs = std::filesystem;
+using namespace dlldoctor::test;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kScenarios = DLLDOCTOR_SCENARIOS_DIR;
+const fs::path kFixtures = DLLDOCTOR_FIXTURES_DIR;
+const std::string kDlldoctor = DLLDOCTOR_BINARY;
+const std::string kDlldoctorExe = DLLDOCTOR_EXE;
+const fs::path kWork = DLLDOCTOR_WINE_WORK_DIR;
+
+// Scenarios whose outcome Wine is known to decide differently (tests/wine/wine_test.cpp, kDifferences):
+// the live prediction follows Windows there, so they are not compared with Wine's loader.
+const std::set<std::string> kWineDiffers = {"missing_export_wrong_dll_under_right_name", "dotlocal_folder_redirects",
+                                            "known_dll_assumed_beats_app_dir"};
+
+std::string c_path(const fs::path& drive_c, const fs::path& host) {
+  std::string rel = fs::relative(host, drive_c).string();
+  for (auto& c : rel)
+    if (c == '/') c = '\\';
+  return "C:\\" + rel;
+}
+
+json parse_report(const std::string& text) {
+  const auto brace = text.find('{');
+  if (brace == std::string::npos) return json();
+  return json::parse(text.substr(brace), nullptr, false);
+}
+
+// name -> (status, windows path) of every module of a report.
+std::map<std::string, std::pair<std::string, std::string>> modules_of(const json& report) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  for (const auto& m : report["modules"]) {
+    out[lower(m.value("name", ""))] = {m.value("status", ""), lower(m["windows_path"].is_string()
+                                                                         ? m["windows_path"].get<std::string>()
+                                                                         : std::string())};
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe agree with the loader") {
+  if (!fs::exists(kWine)) {
+    MESSAGE("skipped: Wine not installed (" << kWine << ")");
+    return;
+  }
+  REQUIRE_MESSAGE(fs::exists(kDlldoctorExe), kDlldoctorExe << " was not built");
+  fs::create_directories(kWork);
+  const fs::path work = fs::canonical(kWork);
+  // The prefix of tests/wine/wine_test.cpp (the tests run one after the other: RUN_SERIAL).
+  static WinePrefix prefix(work / "prefix");
+  static const std::string error = prefix.start();
+  REQUIRE_MESSAGE(error.empty(), error);
+  const fs::path drive_c = prefix.path() / "drive_c";
+  // dlldoctor.exe finds rules/ beside itself or in the source tree: give it a copy it can reach.
+  const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
+  fs::create_directories(exe.parent_path());
+  fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
+  fs::remove_all(exe.parent_path() / "rules");
+  fs::copy(fs::path(DLLDOCTOR_RULES_DIR), exe.parent_path() / "rules", fs::copy_options::recursive);
+
+  int compared = 0;
+  for (const auto& s : load_scenarios(kScenarios)) {
+    if (!s.wine || kWineDiffers.count(s.name)) continue;
+    bool simple = true;
+    std::string program;
+    std::vector<std::string> path;
+    std::string cwd_arg;
+    const fs::path root = drive_c / "trees" / s.name;
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      const std::string a = expand(s.args[i], root, kFixtures);
+      if (a.rfind("--", 0) != 0) {
+        if (program.empty()) program = a;
+        continue;
+      }
+      const std::string value = i + 1 < s.args.size() ? expand(s.args[i + 1], root, kFixtures) : "";
+      ++i;
+      if (a == "--path") {
+        size_t start = 0;
+        for (size_t semi; (semi = value.find(';', start)) != std::string::npos; start = semi + 1)
+          path.push_back(value.substr(start, semi - start));
+        path.push_back(value.substr(start));
+      } else if (a == "--cwd") {
+        cwd_arg = value;
+      } else if (a != "--wrong-machine") {
+        simple = false;
+      }
+    }
+    if (!simple || program.empty()) continue;
+    SUBCASE(s.name.c_str()) {
+      INFO("scenario " << s.name);
+      build_tree(s, kFixtures, root);
+      const fs::path cwd = cwd_arg.empty() ? root / s.cwd : fs::path(cwd_arg);
+      fs::create_directories(cwd);
+      std::string winepath;
+      for (size_t i = 0; i < path.size(); ++i) winepath += (i ? ";" : "") + c_path(drive_c, path[i]);
+      auto env = prefix.env();
+      env["WINEPATH"] = winepath;
+      env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+      const std::string program_c = c_path(drive_c, program);
+
+      // (a) the live prediction against Wine's loader.
+      run_to_files({kWine, exe.string(), program_c, "--wrong-machine", "skip", "--format", "json"}, env, cwd,
+                   root / "live.json", root / "live.err");
+      const json live = parse_report(read_text(root / "live.json"));
+      REQUIRE_MESSAGE(live.is_object(), "no JSON from dlldoctor.exe: " << read_text(root / "live.err"));
+      CHECK(live["environment"]["source"] == "live");
+      auto trace = env;
+      trace["WINEDEBUG"] = "-all,+loaddll";
+      const int rc = run_to_files({kWine, program}, trace, cwd, root / "wine.out", root / "wine.err");
+      const WineRun wine = parse_loaddll(read_text(root / "wine.err"), c_path(drive_c, program));
+      for (const auto& [name, module] : modules_of(live)) {
+        const auto got = wine.loaded.find(name);
+        if (module.first != "ok" || module.second.empty() || got == wine.loaded.end()) continue;
+        if (wine.builtin.count(name)) continue;  // Wine's own copy, whatever path it prints
+        CHECK_MESSAGE(lower(got->second) == module.second,
+                      name << ": dlldoctor.exe predicts " << module.second << ", Wine loaded " << got->second);
+      }
+      CHECK_MESSAGE((live["outcome"].value("status", "") == "ok") == (rc == 0),
+                    "outcome " << live["outcome"].dump() << ", Wine exit code " << rc);
+
+      // (b) snapshot under Wine, replay on Linux.
+      const fs::path snapshot = root / "env.json";
+      run_to_files({kWine, exe.string(), "snapshot", "-o", c_path(drive_c, snapshot)}, env, cwd, root / "snap.out",
+                   root / "snap.err");
+      REQUIRE_MESSAGE(fs::exists(snapshot), read_text(root / "snap.err"));
+      const auto replay = run_process({kDlldoctor, program, "--env", snapshot.string(), "--sysroot", drive_c.string(),
+                                       "--wrong-machine", "skip", "--format", "json"},
+                                      {}, cwd.string());
+      const json replayed = parse_report(replay.out);
+      REQUIRE_MESSAGE(replayed.is_object(), "no JSON from the replay: " << replay.err);
+      CHECK(replayed["environment"]["source"] == "snapshot");
+      CHECK(modules_of(replayed) == modules_of(live));
+      CHECK(replayed["outcome"] == live["outcome"]);
+
+      // (c) probe: the real loader as a second opinion agrees.
+      run_to_files({kWine, exe.string(), "probe", program_c, "--wrong-machine", "skip", "--format", "json",
+                    "--probe-timeout", "5"},
+                   env, cwd, root / "probe.json", root / "probe.err");
+      const json probed = parse_report(read_text(root / "probe.json"));
+      REQUIRE_MESSAGE(probed.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
+      for (const auto& finding : probed["findings"]) {
+        CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
+      }
+      ++compared;
+    }
+  }
+  MESSAGE(compared << " scenario(s) compared");
+}
