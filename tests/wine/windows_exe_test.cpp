@@ -55,6 +55,18 @@ std::map<std::string, std::pair<std::string, std::string>> modules_of(const json
   return out;
 }
 
+// The prefix of tests/wine/wine_test.cpp (the tests run one after the other: RUN_SERIAL), booted once for
+// every test case of this binary.
+WinePrefix& shared_prefix(const fs::path& work) {
+  static WinePrefix prefix(work / "prefix");
+  return prefix;
+}
+
+const std::string& prefix_error(WinePrefix& prefix) {
+  static const std::string error = prefix.start();
+  return error;
+}
+
 }  // namespace
 
 TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe agree with the loader") {
@@ -65,10 +77,8 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
   REQUIRE_MESSAGE(fs::exists(kDlldoctorExe), kDlldoctorExe << " was not built");
   fs::create_directories(kWork);
   const fs::path work = fs::canonical(kWork);
-  // The prefix of tests/wine/wine_test.cpp (the tests run one after the other: RUN_SERIAL).
-  static WinePrefix prefix(work / "prefix");
-  static const std::string error = prefix.start();
-  REQUIRE_MESSAGE(error.empty(), error);
+  WinePrefix& prefix = shared_prefix(work);
+  REQUIRE_MESSAGE(prefix_error(prefix).empty(), prefix_error(prefix));
   const fs::path drive_c = prefix.path() / "drive_c";
   // dlldoctor.exe finds rules/ beside itself or in the source tree: give it a copy it can reach.
   const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
@@ -164,4 +174,45 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
     }
   }
   MESSAGE(compared << " scenario(s) compared");
+}
+
+// Nothing in offline mode runs target code: marker.dll's DllMain writes a file when it is loaded.
+// `dlldoctor marker_app.exe` (on Linux and as dlldoctor.exe under Wine) must leave no marker; `probe`,
+// which says it runs the program, must leave one.
+TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") {
+  if (!fs::exists(kWine)) {
+    MESSAGE("skipped: Wine not installed (" << kWine << ")");
+    return;
+  }
+  fs::create_directories(kWork);
+  const fs::path work = fs::canonical(kWork);
+  WinePrefix& prefix = shared_prefix(work);
+  REQUIRE_MESSAGE(prefix_error(prefix).empty(), prefix_error(prefix));
+  const fs::path drive_c = prefix.path() / "drive_c";
+  const fs::path root = drive_c / "trees" / "marker";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  for (const char* file : {"marker_app.exe", "marker.dll"}) {
+    fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
+  }
+  const fs::path marker = root / "dllmain_ran.txt";
+  const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
+  fs::create_directories(exe.parent_path());
+  fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
+
+  const auto linux_run = run_process({kDlldoctor, (root / "marker_app.exe").string()},
+                                     {{"DLLDOCTOR_MARKER", marker.string()}}, root.string());
+  CHECK(linux_run.exit_code == 0);
+  CHECK_FALSE(fs::exists(marker));
+
+  auto env = prefix.env();
+  env["DLLDOCTOR_MARKER"] = c_path(drive_c, marker);
+  const int offline = run_to_files({kWine, exe.string(), c_path(drive_c, root / "marker_app.exe")}, env, root,
+                                   root / "offline.out", root / "offline.err");
+  CHECK_MESSAGE(offline == 0, read_text(root / "offline.out") << read_text(root / "offline.err"));
+  CHECK_FALSE(fs::exists(marker));
+
+  run_to_files({kWine, exe.string(), "probe", c_path(drive_c, root / "marker_app.exe"), "--probe-timeout", "5"}, env,
+               root, root / "probe.out", root / "probe.err");
+  CHECK_MESSAGE(fs::exists(marker), "probe did not run the program: " << read_text(root / "probe.err"));
 }
