@@ -1,7 +1,6 @@
 #pragma once
 // Each command binds its flags onto a CLI11 subcommand and returns the callback that runs it.
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -10,10 +10,10 @@
 #include "cli/scan.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
-#include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
 
@@ -24,7 +24,7 @@ struct ExplainOptions {
   std::string program;
   std::string host;
   std::vector<std::string> loads;
-  std::vector<std::string> load_flags;  // paired with loads through the command line's order
+  std::vector<std::string> load_flags;   // paired with loads through the command line's order
   std::vector<std::size_t> flags_owner;  // index of the --load each --flags follows
   std::string set_default_dirs;
   std::vector<std::string> add_dll_dirs;
@@ -101,8 +101,9 @@ int run_explain(const ExplainOptions& options) {
   env::HostFileSystem files;
 #ifndef _WIN32
   if (options.probe) {
-    return fail("probe runs the program under the real Windows loader: it needs Windows (run dlldoctor.exe probe "
-                "there, or under Wine)");
+    return fail(
+        "probe runs the program under the real Windows loader: it needs Windows (run dlldoctor.exe probe "
+        "there, or under Wine)");
   }
 #endif
   auto environment = choose_environment(flags, options.env_file, files);
@@ -112,7 +113,8 @@ int run_explain(const ExplainOptions& options) {
   request.program = options.host.empty() ? options.program : options.host;
   request.program_is_host = !options.host.empty();
   if (request.program.empty()) return fail("name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X)");
-  if (!options.loads.empty() && options.host.empty()) return fail("--load needs --host: the program that calls LoadLibrary");
+  if (!options.loads.empty() && options.host.empty())
+    return fail("--load needs --host: the program that calls LoadLibrary");
   if (options.loads.empty() && !options.host.empty()) return fail("--host needs at least one --load");
   request.preload = options.preload;
   for (std::size_t i = 0; i < options.loads.size(); ++i) {
@@ -142,10 +144,12 @@ int run_explain(const ExplainOptions& options) {
   }
   for (const auto& dir : options.add_dll_dirs) {
     env::FolderRef folder = env::resolve_folder(*environment, dir, files);
-    if (!folder.exists) environment->notes.push_back("--add-dll-dir " + dir + " does not exist (AddDllDirectory would fail)");
+    if (!folder.exists)
+      environment->notes.push_back("--add-dll-dir " + dir + " does not exist (AddDllDirectory would fail)");
     request.settings.user_dirs.push_back(std::move(folder));
   }
-  if (!options.set_dll_dir.empty()) request.settings.dll_directory = env::resolve_folder(*environment, options.set_dll_dir, files);
+  if (!options.set_dll_dir.empty())
+    request.settings.dll_directory = env::resolve_folder(*environment, options.set_dll_dir, files);
 
   const auto policy =
       options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
@@ -161,8 +165,7 @@ int run_explain(const ExplainOptions& options) {
   for (const auto& folder : search_order) wanted.search_folders.push_back(folder.folder);
   for (const auto& dir : options.look_in) wanted.look_in.push_back(env::resolve_folder(*environment, dir, files).host);
   const env::Inventory inventory = env::build_inventory(*environment, wanted, files, images);
-  rules::RuleOutput rule_output =
-      rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
+  rules::RuleOutput rule_output = rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
   if (options.probe) {
     if (!options.loads.empty()) return fail("probe runs the program itself; --load calls cannot be probed yet");
     auto probe = probe_program(request.program, options.probe_timeout * 1000);
@@ -193,8 +196,8 @@ int run_explain(const ExplainOptions& options) {
     out = report::closure_to_markdown(input);
   } else {
     report::TextStyle style;
-    style.color = !options.no_color && std::getenv("NO_COLOR") == nullptr && options.output.empty() &&
-                  is_terminal(stdout);
+    style.color =
+        !options.no_color && std::getenv("NO_COLOR") == nullptr && options.output.empty() && is_terminal(stdout);
     report::append_closure_text(out, input, style);
   }
   if (write_output(out, options.output) != kExitOk) return kExitFailure;
@@ -233,8 +236,8 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
       ->group(environment);
   auto* calls = "LoadLibrary calls of a running program";
   app.add_option("--host", options->host, "The running program that makes the --load calls")->group(calls);
-  CLI::Option* load = app.add_option("--load", options->loads, "A LoadLibraryEx call: a DLL name or path (repeatable)")
-                          ->group(calls);
+  CLI::Option* load =
+      app.add_option("--load", options->loads, "A LoadLibraryEx call: a DLL name or path (repeatable)")->group(calls);
   CLI::Option* load_flags =
       app.add_option("--flags", options->load_flags,
                      "Flags of the --load just before: names (search-default-dirs,...) or numbers (0x1100)")
@@ -250,8 +253,9 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
                  "A wrong-machine file found first: fail (documented, error 193) or skip (Dependencies, Wine)")
       ->check(CLI::IsMember({"fail", "skip"}))
       ->capture_default_str();
-  app.add_option("--format", options->format, "Output format (text on a terminal, json for scripts and tickets, "
-                                             "markdown to paste into an issue)")
+  app.add_option("--format", options->format,
+                 "Output format (text on a terminal, json for scripts and tickets, "
+                 "markdown to paste into an issue)")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");

@@ -51,8 +51,9 @@ int run_inspect(const InspectOptions& options) {
 
 Runner setup_inspect(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
-  CLI::App* command = app.add_subcommand("inspect", "Print what the PE reader finds in each file: machine, "
-                                                    "imports, delay imports, exports, versions, manifest");
+  CLI::App* command = app.add_subcommand("inspect",
+                                         "Print what the PE reader finds in each file: machine, "
+                                         "imports, delay imports, exports, versions, manifest");
   command->add_option("files", options->files, "PE files (EXE or DLL)")->required();
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))

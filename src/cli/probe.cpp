@@ -78,12 +78,12 @@ Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_m
   startup.cb = sizeof startup;
   PROCESS_INFORMATION process{};
   const BOOL started = CreateProcessW(widen(program).c_str(), command_line.data(), nullptr, nullptr, FALSE,
-                                      DEBUG_ONLY_THIS_PROCESS | CREATE_NO_WINDOW, nullptr, nullptr, &startup,
-                                      &process);
+                                      DEBUG_ONLY_THIS_PROCESS | CREATE_NO_WINDOW, nullptr, nullptr, &startup, &process);
   SetErrorMode(previous_mode);
   if (!started) return Error{"cannot start " + program + " (error " + std::to_string(GetLastError()) + ")"};
   ProbeResult result;
-  if (const HMODULE ntdll = GetModuleHandleW(L"ntdll.dll")) result.wine = GetProcAddress(ntdll, "wine_get_version") != nullptr;
+  if (const HMODULE ntdll = GetModuleHandleW(L"ntdll.dll"))
+    result.wine = GetProcAddress(ntdll, "wine_get_version") != nullptr;
   const ULONGLONG deadline = GetTickCount64() + timeout_ms;
   bool running = true;
   while (running) {
@@ -116,8 +116,7 @@ Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_m
         result.exit_code = event.u.ExitProcess.dwExitCode;
         running = false;
         break;
-      default:
-        break;
+      default: break;
     }
     ContinueDebugEvent(event.dwProcessId, event.dwThreadId, status);
   }
@@ -146,35 +145,36 @@ void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure,
     if (module.is_root || module.resolution.api_set_host) continue;
     const resolve::Resolution& r = module.resolution;
     const bool predicted_loaded = r.failure == resolve::Failure::None;
-    const std::string predicted = predicted_loaded ? lower_windows_path(r.windows_path.value_or(r.path.value_or(""))) : "";
+    const std::string predicted =
+        predicted_loaded ? lower_windows_path(r.windows_path.value_or(r.path.value_or(""))) : "";
     auto real = loaded.find(module.key);
-    nlohmann::ordered_json evidence = {{"predicted", predicted_loaded ? nlohmann::ordered_json(predicted) : nullptr},
-                                       {"loaded", real != loaded.end() ? nlohmann::ordered_json(real->second) : nullptr},
-                                       {"exit_code", probe.exit_code ? nlohmann::ordered_json(*probe.exit_code) : nullptr}};
+    nlohmann::ordered_json evidence = {
+        {"predicted", predicted_loaded ? nlohmann::ordered_json(predicted) : nullptr},
+        {"loaded", real != loaded.end() ? nlohmann::ordered_json(real->second) : nullptr},
+        {"exit_code", probe.exit_code ? nlohmann::ordered_json(*probe.exit_code) : nullptr}};
     // Wine maps its builtin DLLs from its own folder (...\x86_64-windows\), standing in for the system
     // folder's copy: the same decision as a predicted system DLL.
-    const bool wine_builtin_for_system = probe.wine && real != loaded.end() &&
-                                         (real->second.find("\\x86_64-windows\\") != std::string::npos ||
-                                          real->second.find("\\i386-windows\\") != std::string::npos) &&
-                                         (r.found_by == resolve::SearchStep::KnownDll ||
-                                          r.found_by == resolve::SearchStep::System32);
+    const bool wine_builtin_for_system =
+        probe.wine && real != loaded.end() &&
+        (real->second.find("\\x86_64-windows\\") != std::string::npos ||
+         real->second.find("\\i386-windows\\") != std::string::npos) &&
+        (r.found_by == resolve::SearchStep::KnownDll || r.found_by == resolve::SearchStep::System32);
     if (real != loaded.end() && predicted_loaded && real->second != predicted && !wine_builtin_for_system) {
-      sink.emit("probe-differs", "other_copy", module.name, {{"dll", module.name}, {"predicted", predicted},
-                                                             {"loaded", real->second}}, evidence);
+      sink.emit("probe-differs", "other_copy", module.name,
+                {{"dll", module.name}, {"predicted", predicted}, {"loaded", real->second}}, evidence);
     } else if (real != loaded.end() && !predicted_loaded) {
       sink.emit("probe-differs", "loaded_anyway", module.name, {{"dll", module.name}, {"loaded", real->second}},
                 evidence);
     } else if (real == loaded.end() && predicted_loaded && module.load == graph::LoadKind::Static && !startup_failed &&
                predicted_ok) {
-      sink.emit("probe-differs", "not_loaded", module.name, {{"dll", module.name}, {"predicted", predicted}},
-                evidence);
+      sink.emit("probe-differs", "not_loaded", module.name, {{"dll", module.name}, {"predicted", predicted}}, evidence);
     }
   }
   if (predicted_ok == startup_failed) {
     const std::string code = probe.exit_code ? fmt::format("0x{:08X}", *probe.exit_code) : "none";
-    sink.emit("probe-differs", predicted_ok ? "startup_failed" : "startup_ok", "",
-              {{"exit_code", code}}, {{"exit_code", probe.exit_code ? nlohmann::ordered_json(*probe.exit_code) : nullptr},
-                                      {"predicted_ok", predicted_ok}});
+    sink.emit("probe-differs", predicted_ok ? "startup_failed" : "startup_ok", "", {{"exit_code", code}},
+              {{"exit_code", probe.exit_code ? nlohmann::ordered_json(*probe.exit_code) : nullptr},
+               {"predicted_ok", predicted_ok}});
   }
   rules::RuleOutput mine = sink.take();
   for (auto& problem : mine.problems) output.problems.push_back(std::move(problem));

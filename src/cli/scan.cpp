@@ -1,4 +1,6 @@
 // `dlldoctor --scan DIR...`: every copy of the DLL families in rules/ (or every DLL) under the folders.
+#include "cli/scan.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -6,7 +8,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "cli/scan.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/report/scan_report.hpp"

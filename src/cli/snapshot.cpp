@@ -1,12 +1,13 @@
 // `dlldoctor snapshot -o env.json`: the environment as JSON, to replay elsewhere with `--env env.json`.
 // Also where every command picks its environment: a snapshot, the live Windows one, or the flags.
+#include "dlldoctor/env/snapshot.hpp"
+
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/env/snapshot.hpp"
 
 namespace dlldoctor::cli {
 
@@ -78,8 +79,8 @@ int run_snapshot(const SnapshotOptions& options) {
 #endif
   info.system32_dlls = env::list_system_dlls(environment->system32, files);
   info.syswow64_dlls = env::list_system_dlls(environment->syswow64, files);
-  const std::string text = env::snapshot_to_json(*environment, info).dump(2, ' ', false,
-                                                                          nlohmann::json::error_handler_t::replace);
+  const std::string text =
+      env::snapshot_to_json(*environment, info).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   return write_output(text + "\n", options.output);
 }
 

@@ -112,8 +112,8 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
     if (!path_value) return path_value.error();
     if (*path_value) {
       if (auto text = (*path_value)->text()) {
-        facts.machine_path = expand_environment_strings(*text, {{"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"},
-                                                                 {"SystemDrive", "C:"}});
+        facts.machine_path = expand_environment_strings(
+            *text, {{"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"}, {"SystemDrive", "C:"}});
       }
     }
   }
@@ -151,16 +151,17 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
       if (ascii_lower(name) == ascii_lower(*flags.windows_user)) profile = name;
     }
     if (profile.empty()) {
-      environment.notes.push_back(fmt::format("--windows-user {}: no such profile with an NTUSER.DAT under C:\\Users",
-                                              *flags.windows_user));
+      environment.notes.push_back(
+          fmt::format("--windows-user {}: no such profile with an NTUSER.DAT under C:\\Users", *flags.windows_user));
       return;
     }
   } else if (profiles.size() == 1) {
     profile = profiles.front();
   } else {
     if (profiles.size() > 1) {
-      environment.notes.push_back("several user profiles under C:\\Users: name one with --windows-user to compare "
-                                  "with its PATH");
+      environment.notes.push_back(
+          "several user profiles under C:\\Users: name one with --windows-user to compare "
+          "with its PATH");
     }
     return;
   }
@@ -175,10 +176,14 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
   }
   if (*value) {
     if (auto text = (*value)->text()) {
-      environment.user_path = expand_environment_strings(
-          *text, {{"USERPROFILE", "C:\\Users\\" + profile}, {"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"},
-                  {"SystemDrive", "C:"}, {"USERNAME", profile}, {"LOCALAPPDATA", "C:\\Users\\" + profile + "\\AppData\\Local"},
-                  {"APPDATA", "C:\\Users\\" + profile + "\\AppData\\Roaming"}});
+      environment.user_path =
+          expand_environment_strings(*text, {{"USERPROFILE", "C:\\Users\\" + profile},
+                                             {"SystemRoot", "C:\\Windows"},
+                                             {"windir", "C:\\Windows"},
+                                             {"SystemDrive", "C:"},
+                                             {"USERNAME", profile},
+                                             {"LOCALAPPDATA", "C:\\Users\\" + profile + "\\AppData\\Local"},
+                                             {"APPDATA", "C:\\Users\\" + profile + "\\AppData\\Roaming"}});
     }
   }
 }
@@ -253,8 +258,9 @@ void append_path_entries(Environment& environment, std::string_view value_text, 
     } else {
       entry.folder = resolve_folder(environment, text, files);
       if (text.front() == '"') {
-        entry.note = "quoted: the loader does not remove quotes from PATH entries (unverified), so this folder is "
-                     "never searched";
+        entry.note =
+            "quoted: the loader does not remove quotes from PATH entries (unverified), so this folder is "
+            "never searched";
         std::string unquoted = text.substr(1);
         if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
         FolderRef meant = resolve_folder(environment, unquoted, files);
@@ -288,15 +294,17 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     environment.sysroot = root;
     environment.system32 = system_folder(environment, "System32", files);
     if (!environment.system32.exists) {
-      return Error{fmt::format("--sysroot {}: no Windows\\System32 folder in it (a mounted Windows drive, or a copy "
-                               "holding Windows/System32, is expected)",
-                               *flags.sysroot)};
+      return Error{
+          fmt::format("--sysroot {}: no Windows\\System32 folder in it (a mounted Windows drive, or a copy "
+                      "holding Windows/System32, is expected)",
+                      *flags.sysroot)};
     }
     environment.syswow64 = system_folder(environment, "SysWOW64", files);
     if (flags.assume_system_dlls) {
       environment.assume_system_dlls = true;
-      environment.notes.push_back("--assume-system-dlls: stock Windows DLLs missing from the sysroot are assumed "
-                                  "present in System32");
+      environment.notes.push_back(
+          "--assume-system-dlls: stock Windows DLLs missing from the sysroot are assumed "
+          "present in System32");
     }
     environment.system16 = system_folder(environment, "System", files);
     environment.windows = system_folder(environment, "", files);
@@ -336,12 +344,13 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
         hive = std::move(facts).value();
         environment.machine_path = hive.machine_path;
       } else {
-        environment.notes.push_back(fmt::format("{}: {}; registry settings not used", *system_hive,
-                                                facts.error().message));
+        environment.notes.push_back(
+            fmt::format("{}: {}; registry settings not used", *system_hive, facts.error().message));
       }
     } else {
-      environment.notes.push_back("no Windows\\System32\\config\\SYSTEM hive under --sysroot: KnownDLLs and "
-                                  "SafeDllSearchMode are Windows' defaults");
+      environment.notes.push_back(
+          "no Windows\\System32\\config\\SYSTEM hive under --sysroot: KnownDLLs and "
+          "SafeDllSearchMode are Windows' defaults");
     }
   }
 
@@ -365,8 +374,8 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
       if (schema) {
         environment.api_sets = std::move(schema).value();
       } else {
-        environment.notes.push_back(fmt::format("{}: {}; using the built-in API set table", *schema_file,
-                                                schema.error().message));
+        environment.notes.push_back(
+            fmt::format("{}: {}; using the built-in API set table", *schema_file, schema.error().message));
       }
     }
   }

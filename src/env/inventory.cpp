@@ -128,13 +128,16 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
   if (request.wanted.empty()) return inventory;
 
   for (const auto& [folder, source] : request.named_folders) {
-    if (!searched_hosts.count(folder)) collect(environment, folder, request.wanted, source, files, images, inventory.copies);
+    if (!searched_hosts.count(folder))
+      collect(environment, folder, request.wanted, source, files, images, inventory.copies);
   }
   std::size_t budget = kMaxLookInFolders;
-  for (const std::string& folder : request.look_in) walk(environment, folder, 0, budget, request.wanted, files, images, inventory.copies);
+  for (const std::string& folder : request.look_in)
+    walk(environment, folder, 0, budget, request.wanted, files, images, inventory.copies);
   for (const std::string& pattern : request.install_places) {
     for (const std::string& folder : expand_pattern(environment, pattern, files)) {
-      if (!searched_hosts.count(folder)) collect(environment, folder, request.wanted, "install place", files, images, inventory.copies);
+      if (!searched_hosts.count(folder))
+        collect(environment, folder, request.wanted, "install place", files, images, inventory.copies);
     }
   }
   const std::pair<const std::optional<std::string>*, const char*> registry_paths[] = {

@@ -9,9 +9,8 @@
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif
-#include <windows.h>
-
 #include <fmt/format.h>
+#include <windows.h>
 
 #include <algorithm>
 #include <string>
@@ -28,8 +27,8 @@ constexpr const wchar_t* kSessionManager = L"SYSTEM\\CurrentControlSet\\Control\
 
 std::string narrow(const std::wstring& wide) {
   if (wide.empty()) return {};
-  const int size = WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr, 0, nullptr,
-                                       nullptr);
+  const int size =
+      WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr, 0, nullptr, nullptr);
   std::string out(static_cast<std::size_t>(size > 0 ? size : 0), '\0');
   if (size > 0) {
     WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), out.data(), size, nullptr, nullptr);
@@ -93,8 +92,8 @@ std::optional<std::vector<std::string>> registry_known_dlls() {
     wchar_t data[512];
     DWORD data_bytes = sizeof data;
     DWORD type = 0;
-    const LSTATUS status = RegEnumValueW(key, index, name, &name_length, nullptr, &type,
-                                         reinterpret_cast<BYTE*>(data), &data_bytes);
+    const LSTATUS status =
+        RegEnumValueW(key, index, name, &name_length, nullptr, &type, reinterpret_cast<BYTE*>(data), &data_bytes);
     if (status == ERROR_NO_MORE_ITEMS) break;
     if (status != ERROR_SUCCESS || (type != REG_SZ && type != REG_EXPAND_SZ)) continue;
     const std::string value_name = ascii_lower(narrow(std::wstring(name, name_length)));
@@ -127,8 +126,8 @@ Result<Environment> live_environment(FileSystem& files) {
   environment.host_paths_are_windows = true;
   environment.assume_system_dlls = false;
 
-  environment.system32 = folder_of(sized_string([](wchar_t* out, DWORD size) { return GetSystemDirectoryW(out, size); }),
-                                   files);
+  environment.system32 =
+      folder_of(sized_string([](wchar_t* out, DWORD size) { return GetSystemDirectoryW(out, size); }), files);
   if (!environment.system32.exists) return Error{"GetSystemDirectoryW gave no usable System32 folder"};
   // A 32-bit process sees SysWOW64 as its System32 (WOW64 file system redirection); 32-bit Windows has none.
   environment.syswow64 =
@@ -140,9 +139,8 @@ Result<Environment> live_environment(FileSystem& files) {
   environment.cwd =
       folder_of(sized_string([](wchar_t* out, DWORD size) { return GetCurrentDirectoryW(size, out); }), files);
 
-  const std::wstring path = sized_string([](wchar_t* out, DWORD size) {
-    return GetEnvironmentVariableW(L"PATH", out, size);
-  });
+  const std::wstring path =
+      sized_string([](wchar_t* out, DWORD size) { return GetEnvironmentVariableW(L"PATH", out, size); });
   append_path_entries(environment, narrow(path), files);
 
   const std::wstring manager_environment = std::wstring(kSessionManager) + L"\\Environment";
@@ -152,8 +150,8 @@ Result<Environment> live_environment(FileSystem& files) {
   if (auto user = registry_string(HKEY_CURRENT_USER, L"Environment", L"Path")) environment.user_path = narrow(*user);
 
   // Absent means on, the default since Windows XP SP2 (DOMAIN.md §1).
-  environment.safe_dll_search_mode = registry_dword(HKEY_LOCAL_MACHINE, kSessionManager, L"SafeDllSearchMode")
-                                         .value_or(1) != 0;
+  environment.safe_dll_search_mode =
+      registry_dword(HKEY_LOCAL_MACHINE, kSessionManager, L"SafeDllSearchMode").value_or(1) != 0;
   if (auto known = registry_known_dlls()) {
     environment.known_dlls = std::move(*known);
     environment.known_dlls_source = "registry (HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs)";
@@ -167,8 +165,8 @@ Result<Environment> live_environment(FileSystem& files) {
     if (schema) {
       environment.api_sets = std::move(schema).value();
     } else {
-      environment.notes.push_back(fmt::format("{}: {}; using the built-in API set table", *schema_file,
-                                              schema.error().message));
+      environment.notes.push_back(
+          fmt::format("{}: {}; using the built-in API set table", *schema_file, schema.error().message));
     }
   }
   environment.notes.push_back("live environment: this process's PATH, current folder and registry");

@@ -22,8 +22,8 @@ Json folder_json(const FolderRef& folder) {
 Json dlls_json(const std::vector<SystemDll>& dlls) {
   Json out = Json::array();
   for (const SystemDll& dll : dlls) {
-    out.push_back({{"name", dll.name},
-                   {"version", dll.file_version ? Json(dll.file_version->to_string()) : Json(nullptr)}});
+    out.push_back(
+        {{"name", dll.name}, {"version", dll.file_version ? Json(dll.file_version->to_string()) : Json(nullptr)}});
   }
   return out;
 }
@@ -34,7 +34,8 @@ std::optional<pe::Version> parse_version(const std::string& text) {
   for (std::size_t i = 0; i < 4; ++i) {
     const std::size_t end = text.find('.', start);
     const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (part.empty() || part.size() > 5 || !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (part.empty() || part.size() > 5 ||
+        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       return std::nullopt;
     }
     const unsigned long value = std::strtoul(part.c_str(), nullptr, 10);
@@ -129,10 +130,9 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
 
   Environment environment;
   environment.source = "snapshot";
-  environment.notes.push_back(fmt::format("snapshot of {} ({}, taken by dlldoctor {})",
-                                          string_field(snapshot, "os_version").value_or("an unknown system"),
-                                          string_field(snapshot, "source").value_or("?"),
-                                          string_field(snapshot, "tool_version").value_or("?")));
+  environment.notes.push_back(fmt::format(
+      "snapshot of {} ({}, taken by dlldoctor {})", string_field(snapshot, "os_version").value_or("an unknown system"),
+      string_field(snapshot, "source").value_or("?"), string_field(snapshot, "tool_version").value_or("?")));
   if (flags.sysroot) {
     const std::string root = absolute_path(*flags.sysroot);
     if (!files.folder_exists(root)) return Error{fmt::format("--sysroot {}: no such folder", *flags.sysroot)};
@@ -166,7 +166,8 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
 
   const std::string cwd = flags.cwd ? *flags.cwd : folder_text("cwd", ".");
   environment.cwd = resolve_folder(environment, cwd, files);
-  if (auto path = string_field(snapshot, "path"); path && !path->empty()) append_path_entries(environment, *path, files);
+  if (auto path = string_field(snapshot, "path"); path && !path->empty())
+    append_path_entries(environment, *path, files);
   for (const std::string& value : flags.path) append_path_entries(environment, value, files);
   environment.machine_path = string_field(snapshot, "machine_path");
   environment.user_path = string_field(snapshot, "user_path");

@@ -54,8 +54,8 @@ class Builder {
   std::size_t request(std::string_view name, LoadKind kind, const SearchContext& context, const std::string& needed_by,
                       int depth, std::optional<std::size_t> parent);
   void expand_imports(std::size_t index, LoadKind kind, const SearchContext& context);
-  void check_imports(std::size_t target, const std::vector<pe::ImportedFunction>& functions, const std::string& importer,
-                     LoadKind kind, const SearchContext& context);
+  void check_imports(std::size_t target, const std::vector<pe::ImportedFunction>& functions,
+                     const std::string& importer, LoadKind kind, const SearchContext& context);
   std::optional<std::string> find_export(std::size_t module, const std::string& function, LoadKind kind,
                                          const SearchContext& context, int depth);
   const ExportIndex& exports_of(const pe::Image& image);
@@ -82,7 +82,8 @@ void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
 
 std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchContext& context,
                              const std::string& needed_by, int depth, std::optional<std::size_t> parent) {
-  const std::string key = resolve::normalize_dll_name(resolve::has_path(name) ? resolve::base_name(name) : std::string(name));
+  const std::string key =
+      resolve::normalize_dll_name(resolve::has_path(name) ? resolve::base_name(name) : std::string(name));
   auto existing = index_.find(key);
   if (existing != index_.end()) {
     const std::size_t index = existing->second;
@@ -157,7 +158,8 @@ std::optional<std::string> Builder::find_export(std::size_t module, const std::s
     module = host->second;
   }
   const Module& target = closure_.modules[module];
-  if (target.resolution.failure != Failure::None || !target.resolution.image) return std::nullopt;  // reported as missing DLL, or assumed
+  if (target.resolution.failure != Failure::None || !target.resolution.image)
+    return std::nullopt;  // reported as missing DLL, or assumed
   const std::shared_ptr<const pe::Image> image = target.resolution.image;
   const ExportIndex& index = exports_of(*image);
   const pe::ExportItem* item = nullptr;
@@ -176,7 +178,8 @@ std::optional<std::string> Builder::find_export(std::size_t module, const std::s
   if (depth >= kMaxForwarderDepth) return fmt::format("forwarder chain through {} is a loop", target.name);
   const std::string& forwarder = *item->forwarder;
   const auto dot = forwarder.rfind('.');
-  if (dot == std::string::npos || dot == 0) return fmt::format("{} forwards it to \"{}\", which is malformed", target.name, forwarder);
+  if (dot == std::string::npos || dot == 0)
+    return fmt::format("{} forwards it to \"{}\", which is malformed", target.name, forwarder);
   const std::string forwarded_module = forwarder.substr(0, dot) + ".dll";
   const std::string forwarded_function = forwarder.substr(dot + 1);
   const std::string target_name = target.name;
@@ -217,9 +220,10 @@ Result<bool> Builder::add_program(const ClosureRequest& request) {
     if (!request.program_is_host) return Error{fmt::format("{}: no such file", request.program)};
     // A host named only for its folder (python.exe on another machine): the folder is the application
     // folder; its own imports are not simulated.
-    closure_.notes.push_back(fmt::format("host {} not found: its folder is used as the application folder and "
-                                         "an x64 process is assumed",
-                                         request.program));
+    closure_.notes.push_back(
+        fmt::format("host {} not found: its folder is used as the application folder and "
+                    "an x64 process is assumed",
+                    request.program));
     process.machine = pe::machine::kAmd64;
     root.resolution.failure = Failure::NotFound;
     closure_.modules.push_back(std::move(root));
@@ -244,22 +248,25 @@ Result<bool> Builder::add_program(const ClosureRequest& request) {
   return true;
 }
 
-void Builder::add_preload(const std::string& path) { request(path, LoadKind::Dynamic, {}, "(preloaded)", 0, std::nullopt); }
+void Builder::add_preload(const std::string& path) {
+  request(path, LoadKind::Dynamic, {}, "(preloaded)", 0, std::nullopt);
+}
 
 void Builder::add_load(const LoadCall& call) {
   SearchContext context;
   context.flags = call.flags;
   if (resolve::has_path(call.name)) {
     const std::string file = resolve::base_name(call.name);
-    context.dll_load_dir = env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
+    context.dll_load_dir =
+        env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
   }
   const std::string label = fmt::format("LoadLibraryExW(\"{}\", 0x{:x})", call.name, call.flags);
   const std::string key =
       resolve::normalize_dll_name(resolve::has_path(call.name) ? resolve::base_name(call.name) : call.name);
   auto existing = index_.find(key);
-  const bool already_loaded =
-      existing != index_.end() && closure_.modules[existing->second].resolution.failure == Failure::None &&
-      (!resolve::has_path(call.name) || closure_.process.loaded.count(key));
+  const bool already_loaded = existing != index_.end() &&
+                              closure_.modules[existing->second].resolution.failure == Failure::None &&
+                              (!resolve::has_path(call.name) || closure_.process.loaded.count(key));
   const std::size_t root = request(call.name, LoadKind::Dynamic, context, label, 0, std::nullopt);
   Outcome outcome = outcome_from(root, label);
   outcome.module = closure_.modules[root].name;
@@ -283,7 +290,8 @@ void Builder::expand_late_loads() {
       }
     }
     const rules::Family* family = rules_.family_of(closure_.modules[index].key);
-    if (family && std::find(family->main.begin(), family->main.end(), closure_.modules[index].key) != family->main.end()) {
+    if (family &&
+        std::find(family->main.begin(), family->main.end(), closure_.modules[index].key) != family->main.end()) {
       for (const std::string& sibling : family->runtime_loads) {
         request(sibling, LoadKind::Runtime, {}, name, depth + 1, index);
       }
@@ -332,7 +340,8 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
     }
   }
   const Module& root_module = closure_.modules[root];
-  if (root_module.resolution.failure != Failure::None) failed.insert(failed.begin(), {root, root_module.needed_by.front(), 0});
+  if (root_module.resolution.failure != Failure::None)
+    failed.insert(failed.begin(), {root, root_module.needed_by.front(), 0});
   std::stable_sort(failed.begin(), failed.end(), [](const Failed& a, const Failed& b) { return a.depth > b.depth; });
   for (const Failed& f : failed) {
     if (closure_.modules[f.module].resolution.failure == Failure::NotFound) {

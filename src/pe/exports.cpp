@@ -37,8 +37,8 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
     }
   }
   if (function_count > limits.max_exports) {
-    image.warnings.push_back(fmt::format("export directory: {} functions; only the first {} are read",
-                                         function_count, limits.max_exports));
+    image.warnings.push_back(
+        fmt::format("export directory: {} functions; only the first {} are read", function_count, limits.max_exports));
     function_count = limits.max_exports;
   }
   if (function_count == 0) {
@@ -48,8 +48,9 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
   auto functions_at = view.at_rva(functions_rva);
   auto functions = functions_at ? functions_at->sub(0, function_count * 4) : std::nullopt;
   if (!functions) {
-    image.warnings.push_back(fmt::format("export directory: address table ({} entries at RVA {}) is not inside the file",
-                                         function_count, hex(functions_rva)));
+    image.warnings.push_back(
+        fmt::format("export directory: address table ({} entries at RVA {}) is not inside the file", function_count,
+                    hex(functions_rva)));
     image.exports = std::move(exports);
     return;
   }
@@ -75,8 +76,8 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
         names_of[index].push_back(std::move(*name));
       }
       if (damaged) {
-        image.warnings.push_back(fmt::format("export directory: {} names are unreadable or point past the address table",
-                                             damaged));
+        image.warnings.push_back(
+            fmt::format("export directory: {} names are unreadable or point past the address table", damaged));
       }
     }
   }

@@ -17,8 +17,6 @@ std::string machine_name(std::uint16_t value) {
 
 const char* format_name(Format format) { return format == Format::Pe32Plus ? "PE32+" : "PE32"; }
 
-std::string Version::to_string() const {
-  return fmt::format("{}.{}.{}.{}", parts[0], parts[1], parts[2], parts[3]);
-}
+std::string Version::to_string() const { return fmt::format("{}.{}.{}.{}", parts[0], parts[1], parts[2], parts[3]); }
 
 }  // namespace dlldoctor::pe

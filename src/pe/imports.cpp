@@ -10,7 +10,6 @@ constexpr std::uint64_t kImportDescriptorSize = 20;
 constexpr std::uint64_t kDelayDescriptorSize = 32;
 constexpr std::uint64_t kBoundDescriptorSize = 8;
 
-
 std::optional<std::string> string_at(const PeView& view, std::uint64_t rva, const ReadLimits& limits) {
   auto at = view.at_rva(rva);
   if (!at) return std::nullopt;
@@ -69,8 +68,7 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
   if (!directory.present()) return;
   auto table = view.at_rva(directory.rva);
   if (!table) {
-    image.warnings.push_back(
-        fmt::format("import directory: RVA {} is outside every section", hex(directory.rva)));
+    image.warnings.push_back(fmt::format("import directory: RVA {} is outside every section", hex(directory.rva)));
     return;
   }
   const bool pe32plus = image.format == Format::Pe32Plus;
@@ -87,14 +85,14 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
     // The loader stops at the first descriptor without a name or an IAT (a zeroed one, normally).
     if (name_rva == 0 || iat_rva == 0) return;
     if (i >= limits.max_import_dlls) {
-      image.warnings.push_back(fmt::format("import directory: more than {} DLLs; the rest are not listed",
-                                           limits.max_import_dlls));
+      image.warnings.push_back(
+          fmt::format("import directory: more than {} DLLs; the rest are not listed", limits.max_import_dlls));
       return;
     }
     auto name = string_at(view, name_rva, limits);
     if (!name) {
-      image.warnings.push_back(fmt::format("import directory: descriptor {}: DLL name at RVA {} is unreadable", i,
-                                           hex(name_rva)));
+      image.warnings.push_back(
+          fmt::format("import directory: descriptor {}: DLL name at RVA {} is unreadable", i, hex(name_rva)));
       continue;
     }
     ImportedDll dll;
@@ -110,8 +108,7 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
   }
 }
 
-void read_delay_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits,
-                        Image& image) {
+void read_delay_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
   if (!directory.present()) return;
   auto table = view.at_rva(directory.rva);
   if (!table) {
@@ -132,22 +129,22 @@ void read_delay_imports(const PeView& view, const DataDirectory& directory, cons
     const std::uint32_t names_field = *descriptor->u32(16);
     if (name_field == 0) return;
     if (i >= limits.max_import_dlls) {
-      image.warnings.push_back(fmt::format("delay-import directory: more than {} DLLs; the rest are not listed",
-                                           limits.max_import_dlls));
+      image.warnings.push_back(
+          fmt::format("delay-import directory: more than {} DLLs; the rest are not listed", limits.max_import_dlls));
       return;
     }
     // Attribute bit 0 clear: the pre-VC7 layout, whose fields are virtual addresses (32-bit, even in PE32+).
     const bool rva_based = (attributes & 1) != 0;
     const std::uint64_t base = rva_based ? 0 : image.image_base;
     if (!rva_based && (base == 0 || name_field < base)) {
-      image.warnings.push_back(fmt::format("delay-import directory: descriptor {}: VA {} is below the image base", i,
-                                           hex(name_field)));
+      image.warnings.push_back(
+          fmt::format("delay-import directory: descriptor {}: VA {} is below the image base", i, hex(name_field)));
       continue;
     }
     auto name = string_at(view, name_field - base, limits);
     if (!name) {
-      image.warnings.push_back(fmt::format("delay-import directory: descriptor {}: DLL name at {} is unreadable", i,
-                                           hex(name_field)));
+      image.warnings.push_back(
+          fmt::format("delay-import directory: descriptor {}: DLL name at {} is unreadable", i, hex(name_field)));
       continue;
     }
     ImportedDll dll;
@@ -164,14 +161,12 @@ void read_delay_imports(const PeView& view, const DataDirectory& directory, cons
   }
 }
 
-void read_bound_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits,
-                        Image& image) {
+void read_bound_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
   if (!directory.present()) return;
   // Module name offsets are relative to the start of the table, which lives in the headers.
   auto table = view.at_rva(directory.rva);
   if (!table) {
-    image.warnings.push_back(
-        fmt::format("bound-import directory: RVA {} is outside the file", hex(directory.rva)));
+    image.warnings.push_back(fmt::format("bound-import directory: RVA {} is outside the file", hex(directory.rva)));
     return;
   }
   std::uint64_t offset = 0;
@@ -199,8 +194,8 @@ void read_bound_imports(const PeView& view, const DataDirectory& directory, cons
     bound.dll = std::move(*name);
     for (std::uint16_t f = 0; f < forwarder_count; ++f) {
       auto forwarder_name_offset = table->u16(offset + kBoundDescriptorSize * (1 + f) + 4);
-      auto forwarder = forwarder_name_offset ? table->c_string(*forwarder_name_offset, limits.max_name_length)
-                                             : std::nullopt;
+      auto forwarder =
+          forwarder_name_offset ? table->c_string(*forwarder_name_offset, limits.max_name_length) : std::nullopt;
       if (!forwarder) {
         image.warnings.push_back(fmt::format("bound-import directory: {}: a forwarder name is unreadable", bound.dll));
         break;

@@ -61,10 +61,8 @@ class PeView {
 // Directory parsers, each filling its part of the image or adding warnings. Defined in the .cpp files
 // named after them.
 void read_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
-void read_delay_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits,
-                        Image& image);
-void read_bound_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits,
-                        Image& image);
+void read_delay_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
+void read_bound_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
 void read_exports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
 void read_resources(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
 

@@ -31,7 +31,7 @@ std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
 
 namespace {
 
-constexpr std::uint16_t kMzSignature = 0x5A4D;     // "MZ"
+constexpr std::uint16_t kMzSignature = 0x5A4D;      // "MZ"
 constexpr std::uint32_t kPeSignature = 0x00004550;  // "PE\0\0"
 constexpr std::uint16_t kPe32Magic = 0x10b;
 constexpr std::uint16_t kPe32PlusMagic = 0x20b;
@@ -39,7 +39,6 @@ constexpr std::uint16_t kFileDll = 0x2000;
 constexpr std::uint64_t kCoffHeaderSize = 20;
 constexpr std::uint64_t kSectionHeaderSize = 40;
 constexpr std::uint16_t kWinCertTypePkcsSignedData = 0x0002;
-
 
 // The certificate directory holds a file offset, not an RVA, and is not mapped by the loader.
 void read_certificate(const BoundedReader& file, const DataDirectory& directory, Image& image) {
@@ -63,12 +62,15 @@ void read_certificate(const BoundedReader& file, const DataDirectory& directory,
 }  // namespace
 
 Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, const ReadLimits& limits) {
-  if (file.size() < 0x40) return Error{fmt::format("not a PE file: {} bytes is too small for a DOS header", file.size())};
+  if (file.size() < 0x40)
+    return Error{fmt::format("not a PE file: {} bytes is too small for a DOS header", file.size())};
   if (*file.u16(0) != kMzSignature) return Error{"not a PE file: no MZ signature"};
   const std::uint32_t pe_offset = *file.u32(0x3c);
   auto signature = file.u32(pe_offset);
-  if (!signature) return Error{fmt::format("not a PE file: PE header offset {} is past the end of the file", hex(pe_offset))};
-  if (*signature != kPeSignature) return Error{fmt::format("not a PE file: no PE signature at offset {}", hex(pe_offset))};
+  if (!signature)
+    return Error{fmt::format("not a PE file: PE header offset {} is past the end of the file", hex(pe_offset))};
+  if (*signature != kPeSignature)
+    return Error{fmt::format("not a PE file: no PE signature at offset {}", hex(pe_offset))};
 
   const std::uint64_t coff = std::uint64_t{pe_offset} + 4;
   if (!file.contains(coff, kCoffHeaderSize)) return Error{"truncated PE file: COFF header is cut off"};
@@ -110,8 +112,8 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
 
   // NumberOfRvaAndSizes is untrusted: the loader reads at most 16, and only those inside the header.
   std::array<DataDirectory, dir::kCount> directories{};
-  const std::uint64_t directory_count =
-      std::min<std::uint64_t>({*rva_count, dir::kCount, (optional_size - std::min<std::uint64_t>(optional_size, directories_at)) / 8});
+  const std::uint64_t directory_count = std::min<std::uint64_t>(
+      {*rva_count, dir::kCount, (optional_size - std::min<std::uint64_t>(optional_size, directories_at)) / 8});
   for (std::uint64_t i = 0; i < directory_count; ++i) {
     directories[i].rva = *optional_header->u32(directories_at + 8 * i);
     directories[i].size = *optional_header->u32(directories_at + 8 * i + 4);
@@ -123,8 +125,8 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   for (std::uint64_t i = 0; i < section_count; ++i) {
     auto header = file.sub(table + kSectionHeaderSize * i, kSectionHeaderSize);
     if (!header) {
-      image.warnings.push_back(fmt::format("section table: only {} of {} section headers are inside the file",
-                                           i, section_count));
+      image.warnings.push_back(
+          fmt::format("section table: only {} of {} section headers are inside the file", i, section_count));
       break;
     }
     sections.push_back(Section{*header->u32(12), *header->u32(8), *header->u32(20), *header->u32(16)});

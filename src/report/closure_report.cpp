@@ -31,13 +31,14 @@ const char* status_name(Failure failure) {
 Json outcome_json(const graph::Outcome& outcome) {
   Json missing = Json::array();
   for (const auto& m : outcome.missing) missing.push_back({{"dll", m.dll}, {"needed_by", m.needed_by}});
-  return Json{{"request", outcome.request},
-              {"status", outcome.ok ? "ok" : "fails"},
-              {"error", outcome.error ? Json(*outcome.error) : Json(nullptr)},
-              {"reason", outcome.reason.empty() ? Json(nullptr) : Json(outcome.reason)},
-              {"missing", std::move(missing)},
-              {"module", outcome.module ? Json(*outcome.module) : Json(nullptr)},
-              {"found_by", outcome.found_by ? Json(std::string(resolve::step_name(*outcome.found_by))) : Json(nullptr)}};
+  return Json{
+      {"request", outcome.request},
+      {"status", outcome.ok ? "ok" : "fails"},
+      {"error", outcome.error ? Json(*outcome.error) : Json(nullptr)},
+      {"reason", outcome.reason.empty() ? Json(nullptr) : Json(outcome.reason)},
+      {"missing", std::move(missing)},
+      {"module", outcome.module ? Json(*outcome.module) : Json(nullptr)},
+      {"found_by", outcome.found_by ? Json(std::string(resolve::step_name(*outcome.found_by))) : Json(nullptr)}};
 }
 
 std::optional<std::uint16_t> module_machine(const Module& module) {
@@ -69,7 +70,7 @@ Json module_json(const Module& module) {
                           {"mark_of_the_web", c.mark_of_the_web ? Json{{"zone_id", c.mark_of_the_web->zone_id},
                                                                        {"host_url", c.mark_of_the_web->host_url},
                                                                        {"stream", c.mark_of_the_web->stream}}
-                                                                 : Json(nullptr)}});
+                                                                : Json(nullptr)}});
     if (c.verdict == resolve::Verdict::Shadowed) shadowed.push_back(c.assumed ? Json(*c.windows_path) : Json(c.path));
   }
   Json missing = Json::array();
@@ -186,8 +187,8 @@ Json closure_to_json(const ReportInput& input) {
       {"api_sets", {{"source", environment.api_sets.source()}, {"count", environment.api_sets.size()}}},
       {"dll_directory", request.settings.dll_directory ? folder_json(*request.settings.dll_directory) : Json(nullptr)},
       {"user_dirs", std::move(user_dirs)},
-      {"default_dirs", request.settings.default_dirs ? Json(fmt::format("0x{:x}", *request.settings.default_dirs))
-                                                     : Json(nullptr)},
+      {"default_dirs",
+       request.settings.default_dirs ? Json(fmt::format("0x{:x}", *request.settings.default_dirs)) : Json(nullptr)},
       {"search_order", std::move(order)},
       {"assumptions", std::move(assumptions)},
   };
@@ -245,8 +246,8 @@ class TreeWriter {
                           resolve::step_name(c.step));
     }
     for (const auto& m : module.missing_exports) {
-      out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true),
-                          m.function, m.needed_by, m.detail);
+      out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true), m.function,
+                          m.needed_by, m.detail);
     }
     // System DLLs that resolved fine are shown once; repeating them under every importer is noise. They
     // are left out before drawing, so the last line drawn gets the closing branch.
@@ -267,8 +268,8 @@ class TreeWriter {
 
   static bool is_system(const Module& module) {
     const auto step = module.resolution.found_by;
-    return module.resolution.assumed || step == resolve::SearchStep::KnownDll ||
-           step == resolve::SearchStep::ApiSet || step == resolve::SearchStep::System32;
+    return module.resolution.assumed || step == resolve::SearchStep::KnownDll || step == resolve::SearchStep::ApiSet ||
+           step == resolve::SearchStep::System32;
   }
 
   std::string describe(const Module& module) const {
@@ -279,8 +280,8 @@ class TreeWriter {
     if (r.api_set_host) return fmt::format("{} -> {} [api_set]{}", module.name, *r.api_set_host, kind);
     if (r.failure == Failure::NotFound) return paint(module.name + " NOT FOUND", true) + kind;
     if (r.failure == Failure::BadImage) {
-      return paint(module.name + " CANNOT LOAD", true) + fmt::format(" {} [{}]{}", r.path.value_or(""),
-                                                                     resolve::step_name(r.found_by), kind);
+      return paint(module.name + " CANNOT LOAD", true) +
+             fmt::format(" {} [{}]{}", r.path.value_or(""), resolve::step_name(r.found_by), kind);
     }
     const std::string where = r.assumed ? r.windows_path.value_or("") + " (assumed)" : r.path.value_or("");
     const auto version = module.resolution.image ? module.resolution.image->file_version : std::nullopt;
@@ -311,13 +312,16 @@ std::string verdict(const ReportInput& input) {
       ++warnings;
     }
   }
-  if (!outcome.ok) return fmt::format("FAILS: {} fails with error {}: {}", outcome.request, outcome.error.value_or(0), outcome.reason);
+  if (!outcome.ok)
+    return fmt::format("FAILS: {} fails with error {}: {}", outcome.request, outcome.error.value_or(0), outcome.reason);
   if (first_error) {
     return fmt::format("BROKEN: {} succeeds, but {} error{} below will stop it later ({}{})", outcome.request, errors,
                        errors == 1 ? "" : "s", first_error->id,
                        first_error->module.empty() ? std::string() : ": " + first_error->module);
   }
-  if (warnings) return fmt::format("WARNINGS: {} succeeds; {} warning{} below", outcome.request, warnings, warnings == 1 ? "" : "s");
+  if (warnings)
+    return fmt::format("WARNINGS: {} succeeds; {} warning{} below", outcome.request, warnings,
+                       warnings == 1 ? "" : "s");
   return fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request);
 }
 
@@ -354,8 +358,7 @@ void append_closure_text(std::string& out, const ReportInput& input, const TextS
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     const bool error = finding.severity == rules::Severity::Error;
     const std::string label = std::string(rules::severity_name(finding.severity));
-    const std::string shown_label =
-        style.color ? (error ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label;
+    const std::string shown_label = style.color ? (error ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label;
     out += fmt::format("{} [{}] {}\n", shown_label, finding.id, mode ? mode->id + ": " + mode->title : std::string());
     out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
     if (!finding.fix.empty()) out += "  fix:\n";
@@ -408,9 +411,10 @@ std::string closure_to_markdown(const ReportInput& input) {
     if (r.failure == resolve::Failure::BadImage) where = "**cannot load** `" + cell(r.path.value_or("")) + "`";
     if (r.api_set_host) where = "API set -> " + *r.api_set_host;
     const auto version = r.image && r.image->file_version ? r.image->file_version->to_string() : std::string("-");
-    fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", cell(module.name), version, where,
-                   r.failure == resolve::Failure::NotFound && !r.api_set_host ? "-" : std::string(resolve::step_name(r.found_by)),
-                   module.is_root ? "program" : std::string(graph::load_kind_name(module.load)));
+    fmt::format_to(
+        it, "| {} | {} | {} | {} | {} |\n", cell(module.name), version, where,
+        r.failure == resolve::Failure::NotFound && !r.api_set_host ? "-" : std::string(resolve::step_name(r.found_by)),
+        module.is_root ? "program" : std::string(graph::load_kind_name(module.load)));
   }
   out += "\n<details><summary>Environment</summary>\n\n";
   fmt::format_to(it, "- source: {}{}\n", environment.source,

@@ -111,7 +111,8 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
     if (dlls.empty()) return;
     fmt::format_to(it, "  {} ({} DLLs):\n", title, dlls.size());
     for (const auto& dll : dlls) {
-      fmt::format_to(it, "    {}{} ({} functions)\n", dll.dll, dll.rva_based ? "" : " (VA-based)", dll.functions.size());
+      fmt::format_to(it, "    {}{} ({} functions)\n", dll.dll, dll.rva_based ? "" : " (VA-based)",
+                     dll.functions.size());
       for (const auto& f : dll.functions) {
         if (f.name) {
           fmt::format_to(it, "      {}\n", *f.name);
@@ -123,7 +124,8 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
   };
   list_imports("imports", image.imports);
   list_imports("delay imports", image.delay_imports);
-  for (const auto& b : image.bound_imports) fmt::format_to(it, "  bound to {} (timestamp 0x{:08x})\n", b.dll, b.timestamp);
+  for (const auto& b : image.bound_imports)
+    fmt::format_to(it, "  bound to {} (timestamp 0x{:08x})\n", b.dll, b.timestamp);
   if (image.exports) {
     fmt::format_to(it, "  exports of {} (ordinal base {}, {} entries):\n", image.exports->dll_name,
                    image.exports->ordinal_base, image.exports->items.size());

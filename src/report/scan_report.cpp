@@ -128,8 +128,9 @@ Json copy_json(const ScanInput& input, const ScannedFile& f) {
     auto chosen = input.search->chosen.find(f.key);
     auto shadowed = input.search->shadowed.find(f.key);
     const bool is_chosen = chosen != input.search->chosen.end() && chosen->second == f.path;
-    const bool is_shadowed = shadowed != input.search->shadowed.end() &&
-                             std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
+    const bool is_shadowed =
+        shadowed != input.search->shadowed.end() &&
+        std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
     j["search"] = is_chosen ? "loads" : is_shadowed ? "shadowed" : "not on the search path";
   }
   return j;
@@ -204,11 +205,13 @@ std::string scan_to_text(const ScanInput& input, bool color) {
     fmt::format_to(it, "{}: {}{}\n", f.family->name, versions,
                    f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
   }
-  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "{} {} mixes {}\n", warn("warning:"), m.folder, m.what);
+  for (const auto& m : summary.mixed_folders)
+    fmt::format_to(it, "{} {} mixes {}\n", warn("warning:"), m.folder, m.what);
   for (const auto* b : summary.backups) fmt::format_to(it, "backup copy: {} ({})\n", b->path, version_text(*b));
   if (input.search) fmt::format_to(it, "search: {}\n", input.search->description);
   for (const auto& group : summary.groups) {
-    fmt::format_to(it, "\n{}{}\n", group.copies.front()->name, group.family ? " (" + group.family->name + ")" : std::string());
+    fmt::format_to(it, "\n{}{}\n", group.copies.front()->name,
+                   group.family ? " (" + group.family->name + ")" : std::string());
     for (const auto* copy : group.copies) {
       std::string search;
       if (input.search) {

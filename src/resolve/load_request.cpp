@@ -61,10 +61,11 @@ Result<std::uint32_t> parse_load_flags(std::string_view list) {
           }
         }
         if (!known) {
-          return Error{fmt::format("unknown load flag '{}' (use altered-search-path, search-dll-load-dir, "
-                                   "search-application-dir, search-user-dirs, search-system32, search-default-dirs "
-                                   "or a number)",
-                                   item)};
+          return Error{
+              fmt::format("unknown load flag '{}' (use altered-search-path, search-dll-load-dir, "
+                          "search-application-dir, search-user-dirs, search-system32, search-default-dirs "
+                          "or a number)",
+                          item)};
         }
       }
     }

@@ -186,7 +186,8 @@ void Resolver::resolve_path(std::string_view name, const ProcessState& process, 
   if (!process.exe_has_manifest && files_.find_file(process.app_dir.host, process.exe_name + ".local")) {
     if (auto redirected = files_.find_file(process.app_dir.host, file)) add(SearchStep::Redirection, *redirected);
   }
-  const env::FolderRef folder = env::resolve_folder(environment_, std::string_view(name).substr(0, name.size() - file.size()), files_);
+  const env::FolderRef folder =
+      env::resolve_folder(environment_, std::string_view(name).substr(0, name.size() - file.size()), files_);
   resolution.searched.push_back({SearchStep::Explicit, folder});
   if (folder.exists) {
     if (auto found = files_.find_file(folder.host, file)) {
@@ -240,8 +241,8 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     images.emplace_back();
   };
 
-  const bool known = std::find(environment_.known_dlls.begin(), environment_.known_dlls.end(), key) !=
-                     environment_.known_dlls.end();
+  const bool known =
+      std::find(environment_.known_dlls.begin(), environment_.known_dlls.end(), key) != environment_.known_dlls.end();
   const env::FolderRef& system32 = system_folder(process.machine);
 
   // Steps that decide before any folder is searched. Their winner is recorded first; the folder
@@ -282,8 +283,8 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   for (const SearchFolder& folder : search_order(process, context)) {
     resolution.searched.push_back(folder);
     if (folder.step == SearchStep::System32 && environment_.assume_system_dlls &&
-        env::assumes_system_dll(environment_, key, process.machine == pe::machine::kI386) &&
-        !decided && !system_copy()) {
+        env::assumes_system_dll(environment_, key, process.machine == pe::machine::kI386) && !decided &&
+        !system_copy()) {
       add_assumed(SearchStep::System32);
       continue;
     }

@@ -1,9 +1,9 @@
 #include "dlldoctor/rules/rule_data.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
-#include <toml++/toml.h>
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
@@ -109,12 +109,12 @@ Result<Family> read_family(const TableReader& in) {
   auto install = in.text("install", std::string());
   auto same = in.flag("same_version", false);
   auto version_format = in.text("version_format", std::string("plain"));
-  for (const Error* error : {id.ok() ? nullptr : &id.error(), name.ok() ? nullptr : &name.error(),
-                             kind.ok() ? nullptr : &kind.error(), generation.ok() ? nullptr : &generation.error(),
-                             main.ok() ? nullptr : &main.error(), members.ok() ? nullptr : &members.error(),
-                             runtime.ok() ? nullptr : &runtime.error(), places.ok() ? nullptr : &places.error(),
-                             install.ok() ? nullptr : &install.error(), same.ok() ? nullptr : &same.error(),
-                             version_format.ok() ? nullptr : &version_format.error()}) {
+  for (const Error* error :
+       {id.ok() ? nullptr : &id.error(), name.ok() ? nullptr : &name.error(), kind.ok() ? nullptr : &kind.error(),
+        generation.ok() ? nullptr : &generation.error(), main.ok() ? nullptr : &main.error(),
+        members.ok() ? nullptr : &members.error(), runtime.ok() ? nullptr : &runtime.error(),
+        places.ok() ? nullptr : &places.error(), install.ok() ? nullptr : &install.error(),
+        same.ok() ? nullptr : &same.error(), version_format.ok() ? nullptr : &version_format.error()}) {
     if (error) return *error;
   }
   family.id = *id;
@@ -160,11 +160,12 @@ Result<FindingRule> read_finding(const TableReader& in) {
     return Error{fmt::format("{}: severity must be error, warning or info", rule.source)};
   }
   const std::string& file = in.file();
-  auto messages = in.variants<std::string>("message", [&](const toml::node& node, const std::string& key) -> Result<std::string> {
-    auto value = node.value<std::string>();
-    if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file, node.source()), key)};
-    return *value;
-  });
+  auto messages =
+      in.variants<std::string>("message", [&](const toml::node& node, const std::string& key) -> Result<std::string> {
+        auto value = node.value<std::string>();
+        if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file, node.source()), key)};
+        return *value;
+      });
   if (!messages) return messages.error();
   auto fixes = in.variants<std::vector<std::string>>(
       "fix", [&](const toml::node& node, const std::string& key) -> Result<std::vector<std::string>> {
@@ -204,7 +205,8 @@ Result<bool> read_tables(const toml::table& root, std::string_view name, const s
   const toml::node* node = root.get(name);
   if (!node) return true;
   const toml::array* array = node->as_array();
-  if (!array) return Error{fmt::format("{}: '{}' must be an array of tables ([[{}]])", where(file, node->source()), name, name)};
+  if (!array)
+    return Error{fmt::format("{}: '{}' must be an array of tables ([[{}]])", where(file, node->source()), name, name)};
   for (const toml::node& item : *array) {
     const toml::table* table = item.as_table();
     if (!table) return Error{fmt::format("{}: '{}' entries must be tables", where(file, item.source()), name)};
@@ -230,17 +232,18 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   }
   auto families = read_tables(root, "family", file, data.families, read_family);
   if (!families) return families;
-  auto modes = read_tables(root, "failure_mode", file, data.failure_modes, [](const TableReader& in) -> Result<FailureMode> {
-    auto id = in.text("id");
-    auto title = in.text("title");
-    auto explanation = in.text("explanation");
-    auto seed = in.text("seed_section", std::string());
-    if (!id) return id.error();
-    if (!title) return title.error();
-    if (!explanation) return explanation.error();
-    if (!seed) return seed.error();
-    return FailureMode{*id, *seed, *title, *explanation};
-  });
+  auto modes =
+      read_tables(root, "failure_mode", file, data.failure_modes, [](const TableReader& in) -> Result<FailureMode> {
+        auto id = in.text("id");
+        auto title = in.text("title");
+        auto explanation = in.text("explanation");
+        auto seed = in.text("seed_section", std::string());
+        if (!id) return id.error();
+        if (!title) return title.error();
+        if (!explanation) return explanation.error();
+        if (!seed) return seed.error();
+        return FailureMode{*id, *seed, *title, *explanation};
+      });
   if (!modes) return modes;
   auto findings = read_tables(root, "finding", file, data.findings, read_finding);
   if (!findings) return findings;
@@ -258,11 +261,13 @@ Result<bool> validate(RuleData& data) {
   std::map<std::string, std::string> family_ids;
   for (const Family& family : data.families) {
     if (!family_ids.emplace(family.id, family.source).second) {
-      return Error{fmt::format("{}: family '{}' is defined twice (also at {})", family.source, family.id, family_ids[family.id])};
+      return Error{fmt::format("{}: family '{}' is defined twice (also at {})", family.source, family.id,
+                               family_ids[family.id])};
     }
     for (const std::string& dll : family.members) {
       auto [it, added] = family_of_dll.emplace(dll, family.id);
-      if (!added) return Error{fmt::format("{}: {} is already a member of family '{}'", family.source, dll, it->second)};
+      if (!added)
+        return Error{fmt::format("{}: {} is already a member of family '{}'", family.source, dll, it->second)};
     }
   }
   for (const Family& family : data.families) {
@@ -278,12 +283,14 @@ Result<bool> validate(RuleData& data) {
       return Error{fmt::format("{}: finding '{}' is defined twice", rule.source, rule.id)};
     }
     if (!data.failure_mode(rule.failure_mode)) {
-      return Error{fmt::format("{}: finding '{}' names unknown failure mode '{}'", rule.source, rule.id, rule.failure_mode)};
+      return Error{
+          fmt::format("{}: finding '{}' names unknown failure mode '{}'", rule.source, rule.id, rule.failure_mode)};
     }
   }
-  std::sort(data.driver_minimums.begin(), data.driver_minimums.end(), [](const DriverMinimum& a, const DriverMinimum& b) {
-    return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);
-  });
+  std::sort(data.driver_minimums.begin(), data.driver_minimums.end(),
+            [](const DriverMinimum& a, const DriverMinimum& b) {
+              return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);
+            });
   return true;
 }
 

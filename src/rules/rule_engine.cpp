@@ -27,9 +27,8 @@ std::string FindingSink::fill(const std::string& text, const Vars& vars, const s
     if (text[i] == '{') {
       const std::size_t close = text.find('}', i);
       const std::string name = close == std::string::npos ? std::string() : text.substr(i + 1, close - i - 1);
-      const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || c == '_';
-      });
+      const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(),
+                                                           [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
       if (identifier) {
         auto value = vars.find(name);
         if (value != vars.end()) {
@@ -54,7 +53,10 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
     output_.problems.push_back(fmt::format("no rule data for finding '{}'", id));
     return;
   }
-  auto pick = [&](const auto& map) { auto it = map.find(variant); return it != map.end() ? it : map.find("default"); };
+  auto pick = [&](const auto& map) {
+    auto it = map.find(variant);
+    return it != map.end() ? it : map.find("default");
+  };
   auto message = pick(rule->messages);
   auto fix = pick(rule->fixes);
   const std::string where = fmt::format("finding '{}' variant '{}' ({})", id, variant, rule->source);
@@ -84,7 +86,8 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   env::InventoryRequest request;
   // A PATH entry cut short or quoted still says which folder the user meant.
   for (const env::PathEntry& entry : environment.path) {
-    if (entry.completion) request.named_folders.emplace_back(entry.completion->host, "the folder a damaged PATH entry meant");
+    if (entry.completion)
+      request.named_folders.emplace_back(entry.completion->host, "the folder a damaged PATH entry meant");
   }
   for (const Family& family : rules.families) request.interesting.insert(family.members.begin(), family.members.end());
   for (const graph::Module& module : closure.modules) {

@@ -317,9 +317,10 @@ class SdkChecker {
     }
     if (missing == nullptr) return;
     const std::string include = shown(include_dir_);
-    sink_.emit("sdk-header-missing", "default", missing,
-               {{"include", include}, {"missing", missing}, {"zip_include", zip_path("include/*")}},
-               {{"include_dir", include}, {"include_dir_exists", files_.folder_exists(include_dir_)}, {"missing", missing}});
+    sink_.emit(
+        "sdk-header-missing", "default", missing,
+        {{"include", include}, {"missing", missing}, {"zip_include", zip_path("include/*")}},
+        {{"include_dir", include}, {"include_dir_exists", files_.folder_exists(include_dir_)}, {"missing", missing}});
   }
 
   // Looks for cudnn.lib elsewhere under the root: a zip unpacked one level too deep, or lib\ flattened.

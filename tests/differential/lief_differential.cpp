@@ -7,7 +7,6 @@
 // case that starts agreeing fails the test, so the list cannot go stale.
 #include <LIEF/PE.hpp>
 #include <LIEF/logging.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -95,7 +94,8 @@ Lines lief_exports(const LIEF::PE::Binary& binary) {
       continue;
     }
     if (entry.name().empty()) continue;
-    lines.push_back(std::to_string(entry.ordinal()) + " " + entry.name() + (forwarded.count(entry.ordinal()) ? " fwd" : ""));
+    lines.push_back(std::to_string(entry.ordinal()) + " " + entry.name() +
+                    (forwarded.count(entry.ordinal()) ? " fwd" : ""));
   }
   std::sort(lines.begin(), lines.end());
   return lines;
@@ -225,7 +225,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& [root, count] : per_root) std::cout << "compared " << count << " PE files under " << root << "\n";
   for (const auto& [key, why] : kKnownLiefErrors) {
-    if (!tally.known_seen.count(key)) std::cout << "known LIEF error not exercised: " << key.first << " " << key.second << "\n";
+    if (!tally.known_seen.count(key))
+      std::cout << "known LIEF error not exercised: " << key.first << " " << key.second << "\n";
   }
   for (const char* defect : {"lief drops unnamed exports", "lief splits forwarders"}) {
     std::cout << "known LIEF 0.9 defect '" << defect << "' worked around " << g_lief_defects_seen[defect] << " times\n";

@@ -210,7 +210,8 @@ TEST_CASE("each malformed file reads as cases.tsv expects, and the undamaged par
     const Bytes bytes = read_bytes(folder() / row.file);
     const auto image = read(bytes);
     const std::string kind = row.expect.substr(0, row.expect.find(':'));
-    const std::string text = row.expect.find(':') == std::string::npos ? "" : row.expect.substr(row.expect.find(':') + 1);
+    const std::string text =
+        row.expect.find(':') == std::string::npos ? "" : row.expect.substr(row.expect.find(':') + 1);
     if (kind == "error") {
       REQUIRE_FALSE(image.ok());
       CHECK_MESSAGE(image.error().message.find(text) != std::string::npos, "error was: " << image.error().message);

@@ -1,13 +1,13 @@
 #include "scenarios/scenario.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-
-#include <toml++/toml.h>
 
 namespace dlldoctor::test {
 
@@ -93,7 +93,7 @@ Scenario load_scenario(const fs::path& file) {
   } catch (const toml::parse_error& e) {
     malformed(file, std::string("TOML error: ") + std::string(e.description()));
   }
-  static const std::set<std::string> kKnownKeys = {"description", "wine",           "files", "run",     "outcome",
+  static const std::set<std::string> kKnownKeys = {"description", "wine",           "files", "run",      "outcome",
                                                    "modules",     "absent_modules", "json",  "findings", "finding_ids"};
   for (const auto& [key, value] : root) {
     (void)value;
@@ -119,8 +119,8 @@ Scenario load_scenario(const fs::path& file) {
         f.source = need_string(file, value, "files." + f.dest);
         if (!f.dest.empty() && f.dest.back() == '/') {
           f.kind = f.source.empty() ? ScenarioFile::Kind::kFolder : ScenarioFile::Kind::kFixtureSet;
-        }
-        else if (f.source.empty()) f.kind = ScenarioFile::Kind::kEmpty;
+        } else if (f.source.empty())
+          f.kind = ScenarioFile::Kind::kEmpty;
       }
       if (f.dest.empty() || f.dest.front() == '/' || f.dest.find("..") != std::string::npos)
         malformed(file, "files: destination must be relative to {root}: " + f.dest);
@@ -164,8 +164,8 @@ Scenario load_scenario(const fs::path& file) {
 
   if (const auto* modules = root["modules"].as_table()) {
     static const std::set<std::string> kModuleKeys = {
-        "status",   "path",     "found_by", "machine",        "load",      "file_version", "api_set_host", "windows_path",
-        "assumed",  "shadowed", "verdicts",        "needed_by", "missing_exports"};
+        "status",       "path",    "found_by", "machine",  "load",      "file_version",   "api_set_host",
+        "windows_path", "assumed", "shadowed", "verdicts", "needed_by", "missing_exports"};
     for (const auto& [key, value] : *modules) {
       const auto* t = value.as_table();
       if (!t) malformed(file, "modules." + std::string(key.str()) + " must be a table");
@@ -207,8 +207,8 @@ Scenario load_scenario(const fs::path& file) {
   }
   if (const auto* ids = root.get("finding_ids")) s.finding_ids = string_list(file, *ids, "finding_ids");
   if (const auto* findings = root["findings"].as_array()) {
-    static const std::set<std::string> kFindingKeys = {"id",      "failure_mode",     "module",      "severity",
-                                                       "message_contains", "fix_contains", "evidence"};
+    static const std::set<std::string> kFindingKeys = {
+        "id", "failure_mode", "module", "severity", "message_contains", "fix_contains", "evidence"};
     for (const auto& item : *findings) {
       const auto* t = item.as_table();
       if (!t || !t->get("id")) malformed(file, "[[findings]] needs an id");
@@ -264,10 +264,10 @@ void build_tree(const Scenario& scenario, const fs::path& fixtures, const fs::pa
       int copied = 0;
       for (const auto& entry : fs::directory_iterator(folder)) {
         const std::string file = entry.path().filename().string();
-        const bool match = star == std::string::npos ? file == name
-                                                     : file.size() >= head.size() + tail.size() &&
-                                                           file.compare(0, head.size(), head) == 0 &&
-                                                           file.compare(file.size() - tail.size(), tail.size(), tail) == 0;
+        const bool match = star == std::string::npos
+                               ? file == name
+                               : file.size() >= head.size() + tail.size() && file.compare(0, head.size(), head) == 0 &&
+                                     file.compare(file.size() - tail.size(), tail.size(), tail) == 0;
         if (!match || !entry.is_regular_file()) continue;
         fs::copy_file(entry.path(), dest / file, fs::copy_options::overwrite_existing);
         ++copied;
@@ -291,8 +291,7 @@ void build_tree(const Scenario& scenario, const fs::path& fixtures, const fs::pa
         break;
       }
       case ScenarioFile::Kind::kFolder:
-      case ScenarioFile::Kind::kFixtureSet:
-        break;
+      case ScenarioFile::Kind::kFixtureSet: break;
     }
   }
 }
@@ -370,7 +369,8 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
     const json* got = nullptr;
     for (const auto& f : findings) {
       if (f.value("id", "") != want.id) continue;
-      if (want.module && lower(f.value("module", json()).is_string() ? f["module"].get<std::string>() : "") != lower(*want.module))
+      if (want.module &&
+          lower(f.value("module", json()).is_string() ? f["module"].get<std::string>() : "") != lower(*want.module))
         continue;
       got = &f;
       break;
@@ -380,7 +380,10 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
       fail(where + "not in the report");
       continue;
     }
-    const auto text_of = [&](const char* key) { return (*got).value(key, json()).is_string() ? (*got)[key].get<std::string>() : describe((*got).value(key, json())); };
+    const auto text_of = [&](const char* key) {
+      return (*got).value(key, json()).is_string() ? (*got)[key].get<std::string>()
+                                                   : describe((*got).value(key, json()));
+    };
     if (want.failure_mode && text_of("failure_mode") != *want.failure_mode)
       fail(where + "failure_mode " + text_of("failure_mode") + ", expected " + *want.failure_mode);
     if (want.severity && text_of("severity") != *want.severity)
@@ -407,7 +410,8 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
         continue;
       }
       const json want_value = expected.is_string() ? json(with_root(expected.get<std::string>())) : expected;
-      if (value != want_value) fail(where + "evidence " + pointer + " " + describe(value) + ", expected " + describe(want_value));
+      if (value != want_value)
+        fail(where + "evidence " + pointer + " " + describe(value) + ", expected " + describe(want_value));
     }
   }
 
@@ -433,7 +437,8 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
     check_field("api_set_host", m.api_set_host);
     check_field("windows_path", m.windows_path);
     if (m.assumed && got->value("assumed", json()) != *m.assumed)
-      fail(where + "assumed " + describe(got->value("assumed", json())) + ", expected " + (*m.assumed ? "true" : "false"));
+      fail(where + "assumed " + describe(got->value("assumed", json())) + ", expected " +
+           (*m.assumed ? "true" : "false"));
     if (m.shadowed) {
       std::vector<std::string> paths;
       for (const auto& p : got->value("shadowed", json::array())) paths.push_back(rel(p));
@@ -448,8 +453,10 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
         if ((p.is_string() && rel(p) == path) || (wp.is_string() && wp.get<std::string>() == path))
           seen = describe(c.value("verdict", json()));
       }
-      if (seen.empty()) fail(where + "no candidate " + path);
-      else if (seen != verdict) fail(where + "candidate " + path + " verdict " + seen + ", expected " + verdict);
+      if (seen.empty())
+        fail(where + "no candidate " + path);
+      else if (seen != verdict)
+        fail(where + "candidate " + path + " verdict " + seen + ", expected " + verdict);
     }
     if (m.needed_by) {
       std::set<std::string> have;
@@ -460,7 +467,8 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
     }
     if (m.missing_exports) {
       std::vector<std::string> names;
-      for (const auto& e : got->value("missing_exports", json::array())) names.push_back(describe(e.value("function", json())));
+      for (const auto& e : got->value("missing_exports", json::array()))
+        names.push_back(describe(e.value("function", json())));
       if (sorted(names) != sorted(*m.missing_exports))
         fail(where + "missing_exports " + join(sorted(names)) + ", expected " + join(sorted(*m.missing_exports)));
     }
@@ -478,7 +486,8 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
       fail("json " + check.pointer + ": bad pointer (" + e.what() + ")");
       continue;
     }
-    if (!report.contains(pointer)) fail("json " + check.pointer + ": absent, expected " + want.dump());
+    if (!report.contains(pointer))
+      fail("json " + check.pointer + ": absent, expected " + want.dump());
     else if (report.at(pointer) != want)
       fail("json " + check.pointer + ": " + report.at(pointer).dump() + ", expected " + want.dump());
   }

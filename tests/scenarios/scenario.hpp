@@ -4,11 +4,10 @@
 // expectations written by a person) and the Wine runner (the simulator against Wine's real loader).
 // The file format is described in tests/scenarios/README.md.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace dlldoctor::test {
 
@@ -25,16 +24,16 @@ struct ModuleExpectation {
   std::string name;
   std::optional<std::string> status, path, found_by, load, machine, file_version, api_set_host, windows_path;
   std::optional<bool> assumed;
-  std::optional<std::vector<std::string>> shadowed;                        // exact set, relative to {root}
-  std::vector<std::pair<std::string, std::string>> verdicts;              // candidate path -> verdict
-  std::optional<std::vector<std::string>> missing_exports;                 // exact set of function names
-  std::optional<std::vector<std::string>> needed_by;                       // subset that must be present
+  std::optional<std::vector<std::string>> shadowed;           // exact set, relative to {root}
+  std::vector<std::pair<std::string, std::string>> verdicts;  // candidate path -> verdict
+  std::optional<std::vector<std::string>> missing_exports;    // exact set of function names
+  std::optional<std::vector<std::string>> needed_by;          // subset that must be present
 };
 
 // [[json]]: a free-form check on one value of the report, for what the typed keys do not cover.
 struct JsonExpectation {
-  std::string pointer;        // RFC 6901, e.g. "/environment/path/0/exists"
-  nlohmann::json equals;      // strings have {root} replaced
+  std::string pointer;    // RFC 6901, e.g. "/environment/path/0/exists"
+  nlohmann::json equals;  // strings have {root} replaced
 };
 
 // [[findings]]: a finding the report must hold (matched by id, and module when given).
@@ -56,7 +55,7 @@ struct Scenario {
   std::optional<int> exit_code;
   // [outcome]
   std::optional<std::string> outcome_status;
-  std::optional<nlohmann::json> outcome_error;  // a number, or null for "none"
+  std::optional<nlohmann::json> outcome_error;                                      // a number, or null for "none"
   std::optional<std::vector<std::pair<std::string, std::string>>> outcome_missing;  // (dll, needed_by), ordered
   std::optional<std::string> reason_contains;
   std::vector<ModuleExpectation> modules;

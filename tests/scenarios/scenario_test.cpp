@@ -2,13 +2,14 @@
 // search-order rule and failure mode has a scenario asserting the exact file chosen). Scenarios listed in
 // known_failures.txt are checked inverted: they must still fail, and one that starts passing fails the
 // test so the list stays true.
+#include "scenarios/scenario.hpp"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
 #include <map>
 #include <set>
 
-#include "scenarios/scenario.hpp"
 #include "support/run_process.hpp"
 
 namespace fs = std::filesystem;
@@ -55,7 +56,8 @@ RunResult run(const Scenario& s) {
   }
   r.failures = check_report(s, report, result.exit_code, root);
   // A finding template naming a value its detector did not give is a bug in rules/ or the detector.
-  if (result.err.find("dlldoctor: internal:") != std::string::npos) r.failures.push_back("internal problem: " + result.err);
+  if (result.err.find("dlldoctor: internal:") != std::string::npos)
+    r.failures.push_back("internal problem: " + result.err);
   // Kept for the schema test below.
   fs::create_directories(kWork / "reports");
   std::ofstream(kWork / "reports" / (s.name + ".json")) << result.out;
@@ -75,7 +77,8 @@ TEST_CASE("scenarios: the simulator against tests/scenarios/*.toml") {
   const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
   REQUIRE(!scenarios.empty());
   std::map<std::string, std::string> known;
-  for (const auto& k : dlldoctor::test::load_known_failures(kScenarios / "known_failures.txt")) known[k.name] = k.reason;
+  for (const auto& k : dlldoctor::test::load_known_failures(kScenarios / "known_failures.txt"))
+    known[k.name] = k.reason;
 
   for (const auto& s : scenarios) {
     SUBCASE(s.name.c_str()) {

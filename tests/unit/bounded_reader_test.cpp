@@ -1,9 +1,9 @@
+#include "dlldoctor/core/bounded_reader.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <vector>
-
-#include "dlldoctor/core/bounded_reader.hpp"
 
 using dlldoctor::BoundedReader;
 

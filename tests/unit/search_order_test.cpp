@@ -60,15 +60,15 @@ using Order = std::vector<std::string>;
 
 TEST_CASE("standard order with SafeDllSearchMode on: app, System32, System, Windows, cwd, PATH") {
   Fixture f;
-  CHECK(f.order() == Order{"app_dir:app", "system32:sys32", "system16:system", "windows:windows", "cwd:cwd",
-                           "path:p1", "path:p2"});
+  CHECK(f.order() ==
+        Order{"app_dir:app", "system32:sys32", "system16:system", "windows:windows", "cwd:cwd", "path:p1", "path:p2"});
 }
 
 TEST_CASE("SafeDllSearchMode off moves the current folder to second place") {
   Fixture f;
   f.environment.safe_dll_search_mode = false;
-  CHECK(f.order() == Order{"app_dir:app", "cwd:cwd", "system32:sys32", "system16:system", "windows:windows",
-                           "path:p1", "path:p2"});
+  CHECK(f.order() ==
+        Order{"app_dir:app", "cwd:cwd", "system32:sys32", "system16:system", "windows:windows", "path:p1", "path:p2"});
 }
 
 TEST_CASE("a 32-bit process searches SysWOW64 in place of System32") {

@@ -48,9 +48,9 @@ json parse_report(const std::string& text) {
 std::map<std::string, std::pair<std::string, std::string>> modules_of(const json& report) {
   std::map<std::string, std::pair<std::string, std::string>> out;
   for (const auto& m : report["modules"]) {
-    out[lower(m.value("name", ""))] = {m.value("status", ""), lower(m["windows_path"].is_string()
-                                                                         ? m["windows_path"].get<std::string>()
-                                                                         : std::string())};
+    out[lower(m.value("name", ""))] = {
+        m.value("status", ""),
+        lower(m["windows_path"].is_string() ? m["windows_path"].get<std::string>() : std::string())};
   }
   return out;
 }

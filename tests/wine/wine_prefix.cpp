@@ -64,31 +64,30 @@ WinePrefix::~WinePrefix() {
 }
 
 std::string WinePrefix::start() {
-    const fs::path ready = prefix_ / "dlldoctor-ready";
-    if (!fs::exists(ready)) {
-      fs::remove_all(prefix_);
-      fs::create_directories(prefix_.parent_path());
-      const int rc = run_to_files({kWine, "wineboot", "-i"}, env(), {}, log("boot.out"), log("boot.err"));
-      if (rc != 0) return "wineboot -i failed with " + std::to_string(rc) + ": " + read_text(log("boot.err"));
-      run_to_files({kWineserver, "-w"}, env(), {}, log("wait.out"), log("wait.err"));
-      // Wine installs its own msvcp140.dll/vcruntime140.dll in system32, where they would win over every
-      // copy the scenarios place (step 8 comes before the current folder and PATH). A stock Windows has
-      // them only after the VC++ redistributable is installed: remove them so the prefix is that machine.
-      for (const char* name : {"msvcp140.dll", "vcruntime140.dll"}) {
-        fs::remove(prefix_ / "drive_c/windows/system32" / name);
-        fs::remove(prefix_ / "drive_c/windows/syswow64" / name);
-      }
-      std::ofstream(ready) << "booted by tests/wine/wine_test.cpp\n";
+  const fs::path ready = prefix_ / "dlldoctor-ready";
+  if (!fs::exists(ready)) {
+    fs::remove_all(prefix_);
+    fs::create_directories(prefix_.parent_path());
+    const int rc = run_to_files({kWine, "wineboot", "-i"}, env(), {}, log("boot.out"), log("boot.err"));
+    if (rc != 0) return "wineboot -i failed with " + std::to_string(rc) + ": " + read_text(log("boot.err"));
+    run_to_files({kWineserver, "-w"}, env(), {}, log("wait.out"), log("wait.err"));
+    // Wine installs its own msvcp140.dll/vcruntime140.dll in system32, where they would win over every
+    // copy the scenarios place (step 8 comes before the current folder and PATH). A stock Windows has
+    // them only after the VC++ redistributable is installed: remove them so the prefix is that machine.
+    for (const char* name : {"msvcp140.dll", "vcruntime140.dll"}) {
+      fs::remove(prefix_ / "drive_c/windows/system32" / name);
+      fs::remove(prefix_ / "drive_c/windows/syswow64" / name);
     }
-    // One persistent server for the batch (killed in the destructor).
-    if (run_to_files({kWineserver, "-p"}, env(), {}, log("server.out"), log("server.err")) != 0)
-      return "wineserver -p failed: " + read_text(log("server.err"));
-    server_started_ = true;
-    // Start the prefix's background services now, so their start-up is not part of the first scenario.
-    run_to_files({kWine, "wineboot"}, env(), {}, log("warm.out"), log("warm.err"));
-    return {};
+    std::ofstream(ready) << "booted by tests/wine/wine_test.cpp\n";
+  }
+  // One persistent server for the batch (killed in the destructor).
+  if (run_to_files({kWineserver, "-p"}, env(), {}, log("server.out"), log("server.err")) != 0)
+    return "wineserver -p failed: " + read_text(log("server.err"));
+  server_started_ = true;
+  // Start the prefix's background services now, so their start-up is not part of the first scenario.
+  run_to_files({kWine, "wineboot"}, env(), {}, log("warm.out"), log("warm.err"));
+  return {};
 }
-
 
 WineRun parse_loaddll(const std::string& text, const std::string& program_windows_path) {
   WineRun run;

@@ -64,7 +64,7 @@ constexpr Difference kDifferences[] = {
 //  - load "delay" modules: app_delay.exe only calls its delay import when cuDNN 9 is missing.
 
 struct Comparison {
-  std::vector<std::string> mismatches;  // "what: text"
+  std::vector<std::string> mismatches;                     // "what: text"
   std::vector<std::pair<std::string, std::string>> keyed;  // (what, text) for the difference table
 };
 
@@ -79,10 +79,13 @@ Comparison compare(const json& report, const WineRun& wine) {
     const std::string status = m.value("status", "");
     if (status == "ok") {
       std::string want;
-      if (m["path"].is_string()) want = wine_path(m["path"].get<std::string>());
-      else if (m["windows_path"].is_string()) want = m["windows_path"].get<std::string>();
+      if (m["path"].is_string())
+        want = wine_path(m["path"].get<std::string>());
+      else if (m["windows_path"].is_string())
+        want = m["windows_path"].get<std::string>();
       if (want.empty()) continue;
-      if (got == wine.loaded.end()) add(lower(name), "dlldoctor predicts " + want + ", Wine did not load it");
+      if (got == wine.loaded.end())
+        add(lower(name), "dlldoctor predicts " + want + ", Wine did not load it");
       else if (lower(got->second) != lower(want))
         add(lower(name), "dlldoctor predicts " + want + ", Wine loaded " + got->second +
                              (wine.builtin.count(lower(name)) ? " (builtin)" : " (native)"));
@@ -91,9 +94,12 @@ Comparison compare(const json& report, const WineRun& wine) {
     }
   }
   // A missing export: Windows stops before main; Wine runs the program until it calls the stub.
-  if (report["outcome"].value("error", json()) == 127 && lower(wine.log).find("unimplemented function") != std::string::npos)
-    add("outcome", "dlldoctor predicts start-up fails with 127; Wine started the program, which then called an "
-                   "unimplemented function (exit code " + std::to_string(wine.exit_code) + ")");
+  if (report["outcome"].value("error", json()) == 127 &&
+      lower(wine.log).find("unimplemented function") != std::string::npos)
+    add("outcome",
+        "dlldoctor predicts start-up fails with 127; Wine started the program, which then called an "
+        "unimplemented function (exit code " +
+            std::to_string(wine.exit_code) + ")");
   const bool predicted_ok = report["outcome"].value("status", "") == "ok";
   if (predicted_ok != (wine.exit_code == 0))
     add("outcome", std::string("dlldoctor predicts start-up ") + (predicted_ok ? "ok" : "fails") + ", Wine exit code " +
@@ -219,18 +225,17 @@ TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked w
           if (s.name == d.scenario && what == d.what) documented = &d;
         if (documented) {
           observed.insert(what);
-          MESSAGE("documented Wine difference in " << s.name << " (" << what << "): " << text << "\n  difference: "
-                                                   << std::string(documented->difference) << "\n  why: "
-                                                   << std::string(documented->why));
+          MESSAGE("documented Wine difference in " << s.name << " (" << what << "): " << text
+                                                   << "\n  difference: " << std::string(documented->difference)
+                                                   << "\n  why: " << std::string(documented->why));
         } else {
           FAIL_CHECK(what << ": " << text);
         }
       }
       for (const auto& d : kDifferences)
         if (s.name == d.scenario && !observed.count(d.what))
-          FAIL_CHECK("documented difference not observed any more (" << std::string(d.what) << ": "
-                                                                     << std::string(d.difference)
-                                                                     << "): remove it from kDifferences");
+          FAIL_CHECK("documented difference not observed any more ("
+                     << std::string(d.what) << ": " << std::string(d.difference) << "): remove it from kDifferences");
     }
   }
 }

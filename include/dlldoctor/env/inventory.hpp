@@ -38,7 +38,7 @@ struct InventoryRequest {
   std::set<std::string> wanted;       // lower-case names to look for off the search path
   std::set<std::string> interesting;  // lower-case names to list in the searched folders
   std::vector<FolderRef> search_folders;
-  std::vector<std::string> look_in;         // host folders, searched recursively
+  std::vector<std::string> look_in;  // host folders, searched recursively
   // Folders searched alone (not recursively), each with the source its copies are reported under: the
   // folder of a loaded main DLL ("next to the main DLL"), the folder a damaged PATH entry meant.
   std::vector<std::pair<std::string, std::string>> named_folders;

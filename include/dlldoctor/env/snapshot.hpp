@@ -3,7 +3,6 @@
 // user's Windows) and replayed on another (`dlldoctor app.exe --env env.json [--sysroot /mnt/c]`).
 // Format: "dlldoctor.snapshot/1" (docs/DECISIONS.md, "Snapshots").
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>

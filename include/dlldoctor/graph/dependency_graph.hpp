@@ -43,9 +43,9 @@ struct MissingDll {
 struct Outcome {
   std::string request;  // "start-up of app.exe", "LoadLibraryExW(\"x.dll\", 0x1100)"
   bool ok = true;
-  std::optional<int> error;        // 126, 127 or 193
+  std::optional<int> error;         // 126, 127 or 193
   std::vector<MissingDll> missing;  // DLLs not found, the root cause (deepest) first
-  std::string reason;              // one line for the verdict
+  std::string reason;               // one line for the verdict
   // LoadLibrary calls only: the module the call returns and the step that answered this call (a module
   // already in the process answers by "loaded", whatever step first brought it in).
   std::optional<std::string> module;
@@ -59,8 +59,8 @@ struct LoadCall {
 };
 
 struct ClosureRequest {
-  std::string program;  // the program (start-up) or the host of the LoadLibrary calls
-  bool program_is_host = false;  // --host: the program is running; its start-up is context, not the question
+  std::string program;               // the program (start-up) or the host of the LoadLibrary calls
+  bool program_is_host = false;      // --host: the program is running; its start-up is context, not the question
   std::vector<std::string> preload;  // modules already in the process (paths)
   resolve::ProcessSettings settings;
   std::vector<LoadCall> loads;
@@ -77,8 +77,7 @@ struct Closure {
 };
 
 // Errors only when the program cannot be read at all (not a PE, missing file without --host).
-Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver,
-                              const rules::RuleData& rules, env::FileSystem& files,
-                              const env::Environment& environment);
+Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver, const rules::RuleData& rules,
+                              env::FileSystem& files, const env::Environment& environment);
 
 }  // namespace dlldoctor::graph

@@ -47,9 +47,9 @@ struct BoundImport {
 };
 
 struct ExportItem {
-  std::optional<std::string> name;  // empty for ordinal-only exports
-  std::uint32_t ordinal = 0;        // biased (what importers use)
-  std::uint32_t rva = 0;            // address of code/data, or of the forwarder string
+  std::optional<std::string> name;       // empty for ordinal-only exports
+  std::uint32_t ordinal = 0;             // biased (what importers use)
+  std::uint32_t rva = 0;                 // address of code/data, or of the forwarder string
   std::optional<std::string> forwarder;  // "OTHER.func" or "OTHER.#27"
 };
 

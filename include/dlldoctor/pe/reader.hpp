@@ -31,10 +31,8 @@ struct ReadLimits {
 
 // Errors mean "not a PE file" (or headers too damaged to say); anything past the headers degrades into
 // warnings on the returned image.
-Result<Image> read_image(const BoundedReader& bytes, const ReadParts& parts = {},
-                         const ReadLimits& limits = {});
+Result<Image> read_image(const BoundedReader& bytes, const ReadParts& parts = {}, const ReadLimits& limits = {});
 
-Result<Image> read_image_file(const std::string& path, const ReadParts& parts = {},
-                              const ReadLimits& limits = {});
+Result<Image> read_image_file(const std::string& path, const ReadParts& parts = {}, const ReadLimits& limits = {});
 
 }  // namespace dlldoctor::pe

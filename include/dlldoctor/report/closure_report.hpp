@@ -26,7 +26,7 @@ struct ReportInput {
   const graph::Closure* closure = nullptr;
   const std::vector<rules::Finding>* findings = nullptr;
   const rules::RuleData* rules = nullptr;  // for the failure modes' titles
-  std::string generated_at;                 // the only field that differs between two runs
+  std::string generated_at;                // the only field that differs between two runs
 };
 
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).

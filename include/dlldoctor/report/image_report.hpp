@@ -1,8 +1,7 @@
 #pragma once
 // What `dlldoctor inspect` prints for one file, as JSON (documented in docs/inspect-json.md) or text.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "dlldoctor/pe/image.hpp"
 

@@ -16,8 +16,8 @@ inline constexpr const char* kScanSchema = "dlldoctor.scan/1";
 
 // What a process with the given environment would load, per DLL name (when env flags were given).
 struct ScanSearch {
-  std::string description;                          // "a process started in C:\\app with this PATH"
-  std::map<std::string, std::string> chosen;        // key -> path
+  std::string description;                                   // "a process started in C:\\app with this PATH"
+  std::map<std::string, std::string> chosen;                 // key -> path
   std::map<std::string, std::vector<std::string>> shadowed;  // key -> paths, in search order
 };
 

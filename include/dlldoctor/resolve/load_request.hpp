@@ -32,8 +32,8 @@ enum class WrongMachinePolicy { Fail, Skip };
 
 // What the process has set that changes later searches.
 struct ProcessSettings {
-  std::optional<std::uint32_t> default_dirs;  // SetDefaultDllDirectories
-  std::vector<env::FolderRef> user_dirs;      // AddDllDirectory, in call order
+  std::optional<std::uint32_t> default_dirs;    // SetDefaultDllDirectories
+  std::vector<env::FolderRef> user_dirs;        // AddDllDirectory, in call order
   std::optional<env::FolderRef> dll_directory;  // SetDllDirectory
 };
 
@@ -41,7 +41,7 @@ struct ProcessSettings {
 struct ProcessState {
   env::FolderRef app_dir;
   std::uint16_t machine = 0;
-  std::string exe_name;       // for app.exe.local
+  std::string exe_name;           // for app.exe.local
   bool exe_has_manifest = false;  // DLL redirection is ignored for programs with a manifest
   ProcessSettings settings;
   std::map<std::string, std::string> loaded;  // lower-case base name -> host path

@@ -55,7 +55,7 @@ struct Resolution {
   SearchStep found_by = SearchStep::Path;
   std::optional<std::string> path;  // host path of the chosen file
   std::optional<std::string> windows_path;
-  bool assumed = false;  // a stock system DLL taken as present (no --sysroot)
+  bool assumed = false;                     // a stock system DLL taken as present (no --sysroot)
   std::optional<std::string> api_set_host;  // for API set names: the DLL the schema maps it to
   std::vector<Candidate> candidates;        // every existing file probed, in search order
   std::vector<SearchFolder> searched;       // the folders in the order they were searched

@@ -1,11 +1,10 @@
 #pragma once
 // What the rule engine concludes: one failure mode met by one module, with the evidence that shows it and
 // the commands that fix it. Writers only format findings.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace dlldoctor::rules {
 

@@ -12,13 +12,13 @@
 namespace dlldoctor::rules {
 
 struct Family {
-  std::string id;          // "cudnn9"
-  std::string name;        // "cuDNN 9"
-  std::string kind;        // "cudnn", "cuda", "msvc", "zlib", "driver"
-  std::string generation;  // "9", "12": the major version that names the DLLs
-  std::vector<std::string> main;           // lower-case DLL names whose presence brings the family in
-  std::vector<std::string> members;        // every lower-case DLL name of the family (main included)
-  std::vector<std::string> runtime_loads;  // loaded by bare name at run time by a main DLL (any family's)
+  std::string id;                           // "cudnn9"
+  std::string name;                         // "cuDNN 9"
+  std::string kind;                         // "cudnn", "cuda", "msvc", "zlib", "driver"
+  std::string generation;                   // "9", "12": the major version that names the DLLs
+  std::vector<std::string> main;            // lower-case DLL names whose presence brings the family in
+  std::vector<std::string> members;         // every lower-case DLL name of the family (main included)
+  std::vector<std::string> runtime_loads;   // loaded by bare name at run time by a main DLL (any family's)
   std::vector<std::string> install_places;  // Windows folder patterns ('*' = one name) to look for copies
   std::string install;                      // the command (or hint) that installs it
   bool same_version = false;                // all members must carry one file version
@@ -71,6 +71,5 @@ std::optional<std::string> default_rules_folder(const std::string& argv0);
 
 // The shipped rules, then those of each extra folder (--rules).
 Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders);
-
 
 }  // namespace dlldoctor::rules

@@ -15,17 +15,17 @@ namespace dlldoctor::scan {
 
 struct ScanOptions {
   std::vector<std::string> roots;
-  bool all_dlls = false;             // every *.dll, not only the families' names
-  std::set<std::string> names;       // lower-case DLL names to report (the families' members)
-  unsigned threads = 0;              // 0: one per core
+  bool all_dlls = false;        // every *.dll, not only the families' names
+  std::set<std::string> names;  // lower-case DLL names to report (the families' members)
+  unsigned threads = 0;         // 0: one per core
   // Called from a worker now and then (not more often than every ~100 ms) while the walk runs.
   std::function<void(std::uint64_t folders, std::uint64_t files, std::uint64_t copies)> progress;
 };
 
 struct ScannedFile {
   std::string path;
-  std::string name;  // as on disk
-  std::string key;   // the DLL name it is a copy of, lower case (".bak" and friends removed)
+  std::string name;     // as on disk
+  std::string key;      // the DLL name it is a copy of, lower case (".bak" and friends removed)
   bool backup = false;  // "cudnn64_9.dll.bak": a copy left by a hand install
   std::uint64_t size = 0;
   std::uint64_t device = 0;

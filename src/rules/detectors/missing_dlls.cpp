@@ -31,7 +31,8 @@ bool is_main(const Family& family, const std::string& key) {
 // Python 3.8+ and other LOAD_LIBRARY_SEARCH_* loads: the DLL is in a PATH folder the load does not search.
 bool python_path_only(Context& c) {
   const auto& searched = c.module.resolution.searched;
-  if (std::any_of(searched.begin(), searched.end(), [](const auto& s) { return s.step == resolve::SearchStep::Path; })) {
+  if (std::any_of(searched.begin(), searched.end(),
+                  [](const auto& s) { return s.step == resolve::SearchStep::Path; })) {
     return false;
   }
   for (const env::PathEntry& entry : c.input.environment.path) {
@@ -158,7 +159,8 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
     group.evidence = Json{{"main", main_path}, {"missing", Json::array()}};
   }
   group.dlls.push_back(c.module.name);
-  group.evidence["missing"].push_back(Json{{"dll", c.module.name}, {"copy", copy}, {"searched", c.evidence["searched"]}});
+  group.evidence["missing"].push_back(
+      Json{{"dll", c.module.name}, {"copy", copy}, {"searched", c.evidence["searched"]}});
   return true;
 }
 

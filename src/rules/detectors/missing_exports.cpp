@@ -52,19 +52,15 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
     }
     if (explained_here.size() > 5) functions += fmt::format(" and {} more", explained_here.size() - 5);
     const std::string path = display_path(module.resolution.windows_path, *module.resolution.path);
-    Vars vars = {{"dll", module.name},
-                 {"function", functions},
-                 {"needed_by", first.needed_by},
-                 {"detail", first.detail},
-                 {"path", path},
-                 {"file", file_of(path)}};
+    Vars vars = {{"dll", module.name},     {"function", functions}, {"needed_by", first.needed_by},
+                 {"detail", first.detail}, {"path", path},          {"file", file_of(path)}};
     detail::Json evidence = {{"path", path}, {"missing", std::move(missing)}};
-    const auto severity = module.load == graph::LoadKind::Delay ? std::optional<Severity>(Severity::Warning) : std::nullopt;
-    const auto other = std::find_if(module.resolution.candidates.begin(), module.resolution.candidates.end(),
-                                    [&](const resolve::Candidate& c) {
-                                      return c.verdict == resolve::Verdict::Shadowed && c.image &&
-                                             exports_all(*c.image, explained_here);
-                                    });
+    const auto severity =
+        module.load == graph::LoadKind::Delay ? std::optional<Severity>(Severity::Warning) : std::nullopt;
+    const auto other = std::find_if(
+        module.resolution.candidates.begin(), module.resolution.candidates.end(), [&](const resolve::Candidate& c) {
+          return c.verdict == resolve::Verdict::Shadowed && c.image && exports_all(*c.image, explained_here);
+        });
     if (other != module.resolution.candidates.end()) {
       vars["other"] = detail::shown(*other);
       vars["other_version"] = detail::version_text(other->file_version);

@@ -27,9 +27,10 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
         evidence["real"] = detail::shown(*entry.completion);
         // setx cuts the whole value at 1024 characters: then the cut entry is the last one.
         const bool setx = i + 1 == path.size() && length >= 1000;
-        sink.emit("path-truncated", setx ? "setx" : "default", "",
-                  {{"entry", entry.text}, {"real", detail::shown(*entry.completion)}, {"length", std::to_string(length)}},
-                  evidence);
+        sink.emit(
+            "path-truncated", setx ? "setx" : "default", "",
+            {{"entry", entry.text}, {"real", detail::shown(*entry.completion)}, {"length", std::to_string(length)}},
+            evidence);
       } else {
         sink.emit("path-missing-entry", "default", "", {{"entry", entry.text}}, evidence);
       }

@@ -103,7 +103,8 @@ void mixed_generations(const RuleInput& input, FindingSink& sink) {
     for (const auto& [kind, families] : by_kind) {
       if (families.size() < 2) continue;
       std::vector<const Family*> sorted(families.begin(), families.end());
-      std::sort(sorted.begin(), sorted.end(), [](const Family* a, const Family* b) { return a->generation < b->generation; });
+      std::sort(sorted.begin(), sorted.end(),
+                [](const Family* a, const Family* b) { return a->generation < b->generation; });
       std::string names;
       for (const Family* f : sorted) names += (names.empty() ? "" : " and ") + f->name;
       const Family& older = *sorted.front();

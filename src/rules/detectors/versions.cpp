@@ -18,7 +18,8 @@ std::optional<CudaVersion> process_cuda(const RuleInput& input) {
   std::optional<CudaVersion> best;
   for (const graph::Module& module : input.closure.modules) {
     const Family* family = input.rules.family_of(module.key);
-    if (!family || family->kind != "cuda" || !module.resolution.image || !module.resolution.image->file_version) continue;
+    if (!family || family->kind != "cuda" || !module.resolution.image || !module.resolution.image->file_version)
+      continue;
     const auto& parts = module.resolution.image->file_version->parts;
     CudaVersion version;
     version.dll = module.name;
@@ -59,9 +60,10 @@ void driver(const RuleInput& input, FindingSink& sink) {
                                    [](const graph::Module& m) { return m.key == "nvcuda.dll"; });
   if (nvcuda == input.closure.modules.end() || !nvcuda->resolution.image || !nvcuda->resolution.image->file_version) {
     if (input.environment.assume_system_dlls) {
-      const std::string why = input.environment.sysroot
-                                  ? "the sysroot has no System32\\nvcuda.dll and --assume-system-dlls says it is a partial copy"
-                                  : "no --sysroot to read System32 from";
+      const std::string why =
+          input.environment.sysroot
+              ? "the sysroot has no System32\\nvcuda.dll and --assume-system-dlls says it is a partial copy"
+              : "no --sysroot to read System32 from";
       sink.emit("driver-not-checked", "default", "nvcuda.dll",
                 {{"why", why}, {"minimum", minimum->driver}, {"cuda", cuda_text}},
                 {{"cuda", cuda_text}, {"cuda_dll", cuda->dll}, {"minimum_driver", minimum->driver}});
@@ -70,12 +72,13 @@ void driver(const RuleInput& input, FindingSink& sink) {
   }
   const pe::Version& file_version = *nvcuda->resolution.image->file_version;
   const std::string installed = driver_of(file_version);
-  detail::Json evidence = {{"cuda", cuda_text},
-                           {"cuda_dll", cuda->dll},
-                           {"driver", installed},
-                           {"nvcuda", display_path(nvcuda->resolution.windows_path, nvcuda->resolution.path.value_or(""))},
-                           {"nvcuda_version", file_version.to_string()},
-                           {"minimum_driver", minimum->driver}};
+  detail::Json evidence = {
+      {"cuda", cuda_text},
+      {"cuda_dll", cuda->dll},
+      {"driver", installed},
+      {"nvcuda", display_path(nvcuda->resolution.windows_path, nvcuda->resolution.path.value_or(""))},
+      {"nvcuda_version", file_version.to_string()},
+      {"minimum_driver", minimum->driver}};
   if (driver_number(installed) >= driver_number(minimum->driver)) return;
   sink.emit("driver-too-old", "default", "nvcuda.dll",
             {{"driver", installed},
@@ -103,7 +106,8 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
   const int toolset_minor = newest->resolution.image->linker_minor;
   for (const graph::Module& module : input.closure.modules) {
     const Family* family = input.rules.family_of(module.key);
-    if (!family || family->kind != "msvc" || !module.resolution.image || !module.resolution.image->file_version) continue;
+    if (!family || family->kind != "msvc" || !module.resolution.image || !module.resolution.image->file_version)
+      continue;
     const auto& version = *module.resolution.image->file_version;
     if (version.parts[0] != kMsvcLinkerMajor || version.parts[1] >= toolset_minor) continue;
     const resolve::Candidate* winner = detail::chosen(module);
