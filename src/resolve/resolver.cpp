@@ -28,6 +28,27 @@ std::string_view step_name(SearchStep step) {
   return "?";
 }
 
+std::string_view step_label(SearchStep step) {
+  switch (step) {
+    case SearchStep::Root: return "the program itself";
+    case SearchStep::Explicit: return "the path given to LoadLibrary";
+    case SearchStep::Loaded: return "already loaded in the process";
+    case SearchStep::KnownDll: return "KnownDLLs";
+    case SearchStep::ApiSet: return "the API set schema";
+    case SearchStep::Redirection: return "the .local redirection folder";
+    case SearchStep::AppDir: return "the program's folder";
+    case SearchStep::DllLoadDir: return "the DLL's own folder";
+    case SearchStep::UserDir: return "an AddDllDirectory folder";
+    case SearchStep::DllDirectory: return "the SetDllDirectory folder";
+    case SearchStep::System32: return "System32";
+    case SearchStep::System16: return "the 16-bit System folder";
+    case SearchStep::Windows: return "the Windows folder";
+    case SearchStep::Cwd: return "the current folder";
+    case SearchStep::Path: return "PATH";
+  }
+  return "?";
+}
+
 std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::Chosen: return "chosen";

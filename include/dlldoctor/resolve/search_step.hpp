@@ -24,4 +24,7 @@ enum class SearchStep {
 
 std::string_view step_name(SearchStep step);
 
+// The step in words, for messages ("the program's folder", "PATH").
+std::string_view step_label(SearchStep step);
+
 }  // namespace dlldoctor::resolve

@@ -30,11 +30,11 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
                {"chosen", chosen_path},
                {"file", file_of(chosen_path)},
                {"chosen_version", winner->file_version->to_string()},
-               {"chosen_step", std::string(resolve::step_name(winner->step))},
+               {"chosen_step", std::string(resolve::step_label(winner->step))},
                {"newer", detail::shown(*newest)},
                {"newer_folder", folder_of(detail::shown(*newest))},
                {"newer_version", newest->file_version->to_string()},
-               {"newer_step", std::string(resolve::step_name(newest->step))}},
+               {"newer_step", std::string(resolve::step_label(newest->step))}},
               {{"chosen", detail::candidate_json(*winner)}, {"newer", detail::candidate_json(*newest)}});
   }
 }

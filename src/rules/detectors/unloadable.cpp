@@ -65,7 +65,7 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
                    {"file", file_of(detail::shown(c))},
                    {"folder", folder_of(detail::shown(c))},
                    {"dll", module.name},
-                   {"step", std::string(resolve::step_name(c.step))},
+                   {"step", std::string(resolve::step_label(c.step))},
                    {"process_machine", process_machine},
                    {"program", program}};
       detail::Json evidence = {{"candidate", detail::candidate_json(c)}, {"process_machine", process_machine}};

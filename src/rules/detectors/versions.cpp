@@ -117,7 +117,7 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
                {"version", version.to_string()},
                {"path", path},
                {"file", file_of(path)},
-               {"step", winner ? std::string(resolve::step_name(winner->step)) : std::string("?")},
+               {"step", winner ? std::string(resolve::step_label(winner->step)) : std::string("?")},
                {"toolset", fmt::format("{}.{}", kMsvcLinkerMajor, toolset_minor)},
                {"built_by", newest->name}},
               {{"runtime", path},
