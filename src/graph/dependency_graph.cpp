@@ -113,15 +113,15 @@ std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchC
     if (parent) link(*parent, closure_.modules.size() - 1, kind);
   }
   const std::size_t index = index_.at(key);
+  // Copied out: the requests below grow closure_.modules, which moves its elements.
   const resolve::Resolution& resolution = closure_.modules[index].resolution;
   if (resolution.failure != Failure::None) return index;
   // The loaded-module list: later requests for this base name get this module, wherever they look.
   if (resolution.path || resolution.assumed) closure_.process.loaded[key] = resolution.path.value_or("");
-  if (resolution.api_set_host) {
-    const std::string host = *resolution.api_set_host;
-    request(host, kind, context, closure_.modules[index].name, depth + 1, index);
-  }
-  if (resolution.image) expand_imports(index, kind, context);
+  const std::optional<std::string> api_set_host = resolution.api_set_host;
+  const bool has_image = resolution.image != nullptr;
+  if (api_set_host) request(*api_set_host, kind, context, closure_.modules[index].name, depth + 1, index);
+  if (has_image) expand_imports(index, kind, context);
   return index;
 }
 
