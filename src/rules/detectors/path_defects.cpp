@@ -1,4 +1,4 @@
-// Section 5.5, the PATH itself: entries cut short, quoted, missing or repeated.
+// Section 5.5, the PATH itself: entries cut short, quoted, missing or repeated, and a PATH long enough to be cut.
 #include <map>
 
 #include "rules/detectors/common.hpp"
@@ -10,6 +10,12 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
   std::size_t length = 0;
   for (const auto& entry : path) length += entry.text.size() + 1;
   if (length > 0) --length;
+  // setx keeps 1024 characters of a value: a longer PATH is one `setx PATH ...` away from losing its end.
+  constexpr std::size_t kSetxLimit = 1024;
+  if (length > kSetxLimit) {
+    sink.emit("path-too-long", "default", "", {{"length", std::to_string(length)}, {"limit", std::to_string(kSetxLimit)}},
+              {{"path_length", length}, {"entries", path.size()}});
+  }
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < path.size(); ++i) {
     const env::PathEntry& entry = path[i];
