@@ -42,8 +42,15 @@ struct ProbeResult {
   std::optional<std::uint32_t> exit_code;
   bool timed_out = false;  // still running when the time was up, and ended
   bool wine = false;       // the loader was Wine's: its builtins load from its own folder (DOMAIN.md §7)
+  bool load_failed = false;  // the start-up (or the LoadLibraryExW of a probed DLL) failed
 };
 Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms);
+// A DLL: a child copy of dlldoctor calls LoadLibraryExW(dll, LOAD_WITH_ALTERED_SEARCH_PATH), the call
+// whose search the simulation of a DLL models (its own folder first for its dependencies).
+Result<ProbeResult> probe_dll(const std::string& dll, unsigned timeout_ms);
+// The child's side of probe_dll (`dlldoctor --probe-child-load DLL`): loads the DLL and exits with
+// GetLastError's value (0 when it loaded).
+int probe_child_load(const std::string& dll);
 // Adds a "probe-differs" finding for each difference between the real loads and the prediction.
 void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,
                         rules::RuleOutput& output);

@@ -168,7 +168,10 @@ int run_explain(const ExplainOptions& options) {
   rules::RuleOutput rule_output = rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
   if (options.probe) {
     if (!options.loads.empty()) return fail("probe runs the program itself; --load calls cannot be probed yet");
-    auto probe = probe_program(request.program, options.probe_timeout * 1000);
+    const bool dll = !closure->modules.empty() && closure->modules.front().resolution.image &&
+                     closure->modules.front().resolution.image->is_dll;
+    auto probe = dll ? probe_dll(request.program, options.probe_timeout * 1000)
+                     : probe_program(request.program, options.probe_timeout * 1000);
     if (!probe) return fail(probe.error().message);
     compare_with_probe(*probe, *closure, *rule_data, rule_output);
     std::fprintf(stderr, "dlldoctor: probe: %zu modules loaded, %s\n", probe->modules.size(),

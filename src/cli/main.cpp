@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   using namespace dlldoctor::cli;
   // `dlldoctor probe APP.exe [flags]` is the main command with --probe: the probe checks the very
   // simulation those flags describe.
+  // The child process of `dlldoctor probe DLL` (src/cli/probe.cpp): load the DLL, report the error.
+  if (argc == 3 && std::strcmp(argv[1], "--probe-child-load") == 0) return probe_child_load(argv[2]);
   std::string probe_flag = "--probe";
   std::vector<char*> args(argv, argv + argc);
   if (argc > 1 && std::strcmp(argv[1], "probe") == 0) {

@@ -69,11 +69,13 @@ std::string path_of_handle(HANDLE file) {
 
 }  // namespace
 
-Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms) {
 #ifdef _WIN32
+namespace {
+
+// Runs `program` with `command_line` under the debugging API and records every DLL the loader maps.
+Result<ProbeResult> run_under_debugger(const std::string& program, std::wstring command_line, unsigned timeout_ms) {
   // No "the code execution cannot proceed" dialog box: the child inherits the error mode.
   const UINT previous_mode = SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
-  std::wstring command_line = L"\"" + widen(program) + L"\"";
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   PROCESS_INFORMATION process{};
@@ -123,10 +125,56 @@ Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_m
   CloseHandle(process.hThread);
   CloseHandle(process.hProcess);
   return result;
+}
+
+std::string self_path() {
+  wchar_t buffer[1024];
+  const DWORD n = GetModuleFileNameW(nullptr, buffer, 1024);
+  return n == 0 || n >= 1024 ? std::string() : narrow(buffer, n);
+}
+
+}  // namespace
+#endif
+
+Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms) {
+#ifdef _WIN32
+  auto result = run_under_debugger(program, L"\"" + widen(program) + L"\"", timeout_ms);
+  if (result) {
+    // The NTSTATUS a process ends with when the loader refuses it: not found, bad image, missing export.
+    const auto code = result->exit_code;
+    result->load_failed = code && (*code == 0xC0000135u || *code == 0xC000007Bu || *code == 0xC0000139u);
+  }
+  return result;
 #else
   (void)program;
   (void)timeout_ms;
   return Error{"probe runs the program under Windows' own loader: it needs Windows (or Wine)"};
+#endif
+}
+
+Result<ProbeResult> probe_dll(const std::string& dll, unsigned timeout_ms) {
+#ifdef _WIN32
+  const std::string self = self_path();
+  if (self.empty()) return Error{"cannot find dlldoctor.exe itself to load the DLL in a child process"};
+  auto result =
+      run_under_debugger(self, L"\"" + widen(self) + L"\" --probe-child-load \"" + widen(dll) + L"\"", timeout_ms);
+  if (result) result->load_failed = result->exit_code.value_or(0) != 0;
+  return result;
+#else
+  (void)dll;
+  (void)timeout_ms;
+  return Error{"probe loads the DLL with Windows' own loader: it needs Windows (or Wine)"};
+#endif
+}
+
+int probe_child_load(const std::string& dll) {
+#ifdef _WIN32
+  SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
+  const HMODULE module = LoadLibraryExW(widen(dll).c_str(), nullptr, LOAD_WITH_ALTERED_SEARCH_PATH);
+  return module ? 0 : static_cast<int>(GetLastError());
+#else
+  (void)dll;
+  return kExitFailure;
 #endif
 }
 
@@ -139,8 +187,7 @@ void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure,
     loaded.emplace(base_of(lower), lower);
   }
   const bool predicted_ok = closure.startup.value_or(closure.outcome).ok;
-  const bool startup_failed = probe.exit_code && (*probe.exit_code == 0xC0000135u || *probe.exit_code == 0xC000007Bu ||
-                                                  *probe.exit_code == 0xC0000139u);
+  const bool startup_failed = probe.load_failed;
   for (const graph::Module& module : closure.modules) {
     if (module.is_root || module.resolution.api_set_host) continue;
     const resolve::Resolution& r = module.resolution;

@@ -378,7 +378,12 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
   auto added = builder.add_program(request);
   if (!added) return added.error();
   if (!closure.modules.empty() && closure.modules[0].resolution.failure == Failure::None) {
-    closure.startup = builder.outcome_from(0, fmt::format("start-up of {}", closure.modules[0].name));
+    // A DLL named as the program is simulated as LoadLibraryEx with altered search path: its own folder
+    // stands where a program's folder would.
+    const auto& root = closure.modules[0];
+    const bool dll = root.resolution.image && root.resolution.image->is_dll;
+    closure.startup = builder.outcome_from(
+        0, dll ? fmt::format("loading {} (its own folder searched first)", root.name) : fmt::format("start-up of {}", root.name));
   }
   builder.expand_late_loads();
   builder.apply_settings(request.settings);

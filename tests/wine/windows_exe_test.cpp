@@ -216,3 +216,43 @@ TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") 
                root, root / "probe.out", root / "probe.err");
   CHECK_MESSAGE(fs::exists(marker), "probe did not run the program: " << read_text(root / "probe.err"));
 }
+
+// `probe DLL`: a child dlldoctor.exe loads the DLL with LoadLibraryExW (altered search path), the load the
+// simulation of a DLL models; whether it loads or fails, the real loader must agree with the prediction.
+TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a dependency is missing") {
+  if (!fs::exists(kWine)) {
+    MESSAGE("skipped: Wine not installed (" << kWine << ")");
+    return;
+  }
+  fs::create_directories(kWork);
+  const fs::path work = fs::canonical(kWork);
+  WinePrefix& prefix = shared_prefix(work);
+  REQUIRE_MESSAGE(prefix_error(prefix).empty(), prefix_error(prefix));
+  const fs::path drive_c = prefix.path() / "drive_c";
+  const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
+  fs::create_directories(exe.parent_path());
+  fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
+  auto env = prefix.env();
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+
+  for (const bool complete : {true, false}) {
+    CAPTURE(complete);
+    const fs::path root = drive_c / "trees" / (complete ? "probe-dll" : "probe-dll-missing");
+    fs::remove_all(root);
+    fs::create_directories(root);
+    for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"}) {
+      if (!complete && std::string(file) == "zlibwapi.dll") continue;
+      fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
+    }
+    run_to_files({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn64_9.dll"), "--format", "json",
+                  "--probe-timeout", "5"},
+                 env, root, root / "probe.json", root / "probe.err");
+    const json report = parse_report(read_text(root / "probe.json"));
+    REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
+    CHECK(report["outcome"]["status"] == (complete ? "ok" : "fails"));
+    CHECK(read_text(root / "probe.err").find(complete ? "exit code 0" : "exit code 126") != std::string::npos);
+    for (const auto& finding : report["findings"]) {
+      CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
+    }
+  }
+}
