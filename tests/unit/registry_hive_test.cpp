@@ -111,7 +111,10 @@ class HiveBuilder {
     bins[3] = 'n';
     put32(bins, 8, static_cast<std::uint32_t>(size));
 
-    Bytes hive(4096);
+    // Reserved up front: GCC 12 warns (-Warray-bounds, a false positive) when insert() grows it below.
+    Bytes hive;
+    hive.reserve(4096 + bins.size());
+    hive.resize(4096);
     hive[0] = 'r';
     hive[1] = 'e';
     hive[2] = 'g';
