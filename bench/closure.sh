@@ -28,16 +28,7 @@ source "$here/common.sh"
 # shellcheck source=measure.sh
 source "$here/measure.sh"
 
-build_dir=${1:-$repo/build}
-mkdir -p "$build_dir"
-build_dir=$(cd "$build_dir" && pwd)
-dlldoctor=$(find_dlldoctor "$build_dir")
-out=${BENCH_OUT:-$build_dir/bench}
-mkdir -p "$out"
-results=$out/results-closure.tsv
-: >"$results"
-gnu_time=/usr/bin/time
-py=/usr/bin/python3
+bench_setup results-closure.tsv "${1:-}"
 
 need_cmd hyperfine hyperfine || { echo "closure.sh: hyperfine is required" >&2; exit 1; }
 need_cmd "$gnu_time" time || { echo "closure.sh: GNU time (/usr/bin/time) is required" >&2; exit 1; }

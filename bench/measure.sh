@@ -125,6 +125,24 @@ find_dlldoctor() {
     printf '%s' "$bin"
 }
 
+# bench_setup RESULTS_NAME [BUILD_DIR]: what every bench script starts from.  Sets
+# build_dir (absolute; default REPO/build), dlldoctor, out (BENCH_OUT or
+# BUILD_DIR/bench), results (OUT/RESULTS_NAME, emptied), gnu_time, and py:
+# Debian's interpreter, since a pyenv `python3` earlier on PATH lacks pefile.
+# shellcheck disable=SC2034  # the variables are for the calling script
+bench_setup() {
+    local results_name=$1 build_arg=${2:-$repo/build}
+    mkdir -p "$build_arg"
+    build_dir=$(cd "$build_arg" && pwd)
+    dlldoctor=$(find_dlldoctor "$build_dir")
+    out=${BENCH_OUT:-$build_dir/bench}
+    mkdir -p "$out"
+    results=$out/$results_name
+    : >"$results"
+    gnu_time=/usr/bin/time
+    py=/usr/bin/python3
+}
+
 # print_header BUILD_DIR DLLDOCTOR: the date/machine/build lines above a table.
 print_header() {
     local build_type

@@ -26,19 +26,10 @@ source "$here/common.sh"
 # shellcheck source=measure.sh
 source "$here/measure.sh"
 
-build_dir=${1:-$repo/build}
-mkdir -p "$build_dir"
-build_dir=$(cd "$build_dir" && pwd)
-dlldoctor=$(find_dlldoctor "$build_dir")
-out=${BENCH_OUT:-$build_dir/bench}
+bench_setup results.tsv "${1:-}"
 mkdir -p "$out/json" "$out/outputs" "$out/rss"
-results=$out/results.tsv
-: >"$results"
 
 wine_dir=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
-gnu_time=/usr/bin/time
-# Debian's interpreter: a pyenv `python3` earlier on PATH lacks pefile.
-py=/usr/bin/python3
 
 # --- tools -----------------------------------------------------------------
 # The harness itself is required; peers are optional (a row says so).

@@ -27,16 +27,7 @@ source "$here/common.sh"
 # shellcheck source=measure.sh
 source "$here/measure.sh"
 
-build_dir=${1:-$repo/build}
-mkdir -p "$build_dir"
-build_dir=$(cd "$build_dir" && pwd)
-dlldoctor=$(find_dlldoctor "$build_dir")
-out=${BENCH_OUT:-$build_dir/bench}
-mkdir -p "$out"
-results=$out/results-scan.tsv
-: >"$results"
-gnu_time=/usr/bin/time
-py=/usr/bin/python3
+bench_setup results-scan.tsv "${1:-}"
 have_fincore=0  # every row here is warm: no cold column
 BENCH_WARMUP=2
 BENCH_CPU_NOTE=1
