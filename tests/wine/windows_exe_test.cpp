@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "scenarios/scenario.hpp"
@@ -67,25 +68,40 @@ const std::string& prefix_error(WinePrefix& prefix) {
   return error;
 }
 
-}  // namespace
+// What every test case here starts from: the booted prefix, and dlldoctor.exe inside its drive_c with a
+// copy of rules/ beside it (where it looks for them). Empty when Wine is not installed.
+struct WineSetup {
+  WinePrefix* prefix;
+  fs::path drive_c;
+  fs::path exe;
+};
 
-TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe agree with the loader") {
+std::optional<WineSetup> set_up() {
   if (!fs::exists(kWine)) {
     MESSAGE("skipped: Wine not installed (" << kWine << ")");
-    return;
+    return std::nullopt;
   }
   REQUIRE_MESSAGE(fs::exists(kDlldoctorExe), kDlldoctorExe << " was not built");
   fs::create_directories(kWork);
-  const fs::path work = fs::canonical(kWork);
-  WinePrefix& prefix = shared_prefix(work);
+  WinePrefix& prefix = shared_prefix(fs::canonical(kWork));
   REQUIRE_MESSAGE(prefix_error(prefix).empty(), prefix_error(prefix));
   const fs::path drive_c = prefix.path() / "drive_c";
-  // dlldoctor.exe finds rules/ beside itself or in the source tree: give it a copy it can reach.
   const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
   fs::create_directories(exe.parent_path());
   fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
   fs::remove_all(exe.parent_path() / "rules");
   fs::copy(fs::path(DLLDOCTOR_RULES_DIR), exe.parent_path() / "rules", fs::copy_options::recursive);
+  return WineSetup{&prefix, drive_c, exe};
+}
+
+}  // namespace
+
+TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe agree with the loader") {
+  const auto setup = set_up();
+  if (!setup) return;
+  WinePrefix& prefix = *setup->prefix;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path& exe = setup->exe;
 
   int compared = 0;
   for (const auto& s : load_scenarios(kScenarios)) {
@@ -180,15 +196,11 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
 // `dlldoctor marker_app.exe` (on Linux and as dlldoctor.exe under Wine) must leave no marker; `probe`,
 // which says it runs the program, must leave one.
 TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") {
-  if (!fs::exists(kWine)) {
-    MESSAGE("skipped: Wine not installed (" << kWine << ")");
-    return;
-  }
-  fs::create_directories(kWork);
-  const fs::path work = fs::canonical(kWork);
-  WinePrefix& prefix = shared_prefix(work);
-  REQUIRE_MESSAGE(prefix_error(prefix).empty(), prefix_error(prefix));
-  const fs::path drive_c = prefix.path() / "drive_c";
+  const auto setup = set_up();
+  if (!setup) return;
+  WinePrefix& prefix = *setup->prefix;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path& exe = setup->exe;
   const fs::path root = drive_c / "trees" / "marker";
   fs::remove_all(root);
   fs::create_directories(root);
@@ -196,9 +208,6 @@ TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") 
     fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
   }
   const fs::path marker = root / "dllmain_ran.txt";
-  const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
-  fs::create_directories(exe.parent_path());
-  fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
 
   const auto linux_run = run_process({kDlldoctor, (root / "marker_app.exe").string()},
                                      {{"DLLDOCTOR_MARKER", marker.string()}}, root.string());
@@ -220,18 +229,11 @@ TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") 
 // `probe DLL`: a child dlldoctor.exe loads the DLL with LoadLibraryExW (altered search path), the load the
 // simulation of a DLL models; whether it loads or fails, the real loader must agree with the prediction.
 TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a dependency is missing") {
-  if (!fs::exists(kWine)) {
-    MESSAGE("skipped: Wine not installed (" << kWine << ")");
-    return;
-  }
-  fs::create_directories(kWork);
-  const fs::path work = fs::canonical(kWork);
-  WinePrefix& prefix = shared_prefix(work);
-  REQUIRE_MESSAGE(prefix_error(prefix).empty(), prefix_error(prefix));
-  const fs::path drive_c = prefix.path() / "drive_c";
-  const fs::path exe = drive_c / "dlldoctor" / "dlldoctor.exe";
-  fs::create_directories(exe.parent_path());
-  fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
+  const auto setup = set_up();
+  if (!setup) return;
+  WinePrefix& prefix = *setup->prefix;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path& exe = setup->exe;
   auto env = prefix.env();
   env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
 
@@ -240,7 +242,8 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
     const fs::path root = drive_c / "trees" / (complete ? "probe-dll" : "probe-dll-missing");
     fs::remove_all(root);
     fs::create_directories(root);
-    for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"}) {
+    for (const char* file :
+         {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"}) {
       if (!complete && std::string(file) == "zlibwapi.dll") continue;
       fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
     }
