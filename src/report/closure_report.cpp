@@ -229,10 +229,8 @@ class TreeWriter {
     }
     printed_.insert(index);
     out_ += '\n';
-    const bool has_children = std::any_of(module.children.begin(), module.children.end(), [&](std::size_t child) {
-      const Module& c = closure_.modules[child];
-      return !(printed_.count(child) && c.resolution.failure == Failure::None && is_system(c));
-    });
+    const bool has_children =
+        std::any_of(module.children.begin(), module.children.end(), [&](std::size_t child) { return !hidden(child); });
     const std::string detail_prefix = child_prefix + (has_children ? "│  " : "   ");
     for (const auto& c : module.resolution.candidates) {
       if (c.verdict == resolve::Verdict::Chosen) continue;
@@ -249,15 +247,20 @@ class TreeWriter {
       out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true), m.function,
                           m.needed_by, m.detail);
     }
-    // System DLLs that resolved fine are shown once; repeating them under every importer is noise. They
-    // are left out before drawing, so the last line drawn gets the closing branch.
-    std::vector<std::size_t> shown;
-    for (std::size_t child : module.children) {
-      const Module& c = closure_.modules[child];
-      if (printed_.count(child) && c.resolution.failure == Failure::None && is_system(c)) continue;
-      shown.push_back(child);
+    // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
+    // Whether a child is a repeat is known only once its earlier siblings' subtrees are drawn, so the
+    // closing branch goes to the child after which no visible one remains, decided child by child.
+    for (std::size_t i = 0; i < module.children.size(); ++i) {
+      if (hidden(module.children[i])) continue;
+      const bool closes = std::none_of(module.children.begin() + static_cast<long>(i) + 1, module.children.end(),
+                                       [&](std::size_t later) { return !hidden(later); });
+      write(module.children[i], child_prefix, closes, false);
     }
-    for (std::size_t i = 0; i < shown.size(); ++i) write(shown[i], child_prefix, i + 1 == shown.size(), false);
+  }
+
+  bool hidden(std::size_t child) const {
+    const Module& c = closure_.modules[child];
+    return printed_.count(child) && c.resolution.failure == Failure::None && is_system(c);
   }
 
  private:

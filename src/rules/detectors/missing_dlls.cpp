@@ -182,20 +182,23 @@ bool missing_runtime(Context& c) {
                {"family", c.family->name},
                {"needed_by", detail::first_needed_by(c.module)},
                {"install", c.family->install}};
+  // Next to the DLL that needs it is a place the process searches only if that DLL is in the program's
+  // folder or on PATH, which it is when it loaded by name: the usual case.
+  std::string target;
+  for (const graph::Module& m : c.input.closure.modules) {
+    if (m.name == detail::first_needed_by(c.module) && m.resolution.path) {
+      target = folder_of(display_path(m.resolution.windows_path, *m.resolution.path));
+    }
+  }
   if (!c.copies.empty()) {
     const env::DllCopy& copy = *c.copies.front();
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
-    std::string target = vars["folder"];
-    for (const graph::Module& m : c.input.closure.modules) {
-      if (m.name == detail::first_needed_by(c.module) && m.resolution.path) {
-        target = folder_of(display_path(m.resolution.windows_path, *m.resolution.path));
-      }
-    }
-    vars["target_folder"] = target;
+    vars["target_folder"] = target.empty() ? vars["folder"] : target;
     c.sink.emit("missing-runtime", "copy_elsewhere", c.module.name, vars, c.evidence, c.severity);
     return true;
   }
+  vars["target_folder"] = target.empty() ? std::string("<a folder on PATH>") : target;
   c.sink.emit("missing-runtime", "default", c.module.name, vars, c.evidence, c.severity);
   return true;
 }
