@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,13 +37,19 @@ Runner setup_snapshot(CLI::App& app);
 Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
                                             env::FileSystem& files);
 
-// What the real loader did (src/cli/probe.cpp; Windows only, an error elsewhere).
+// What the real loader did (src/cli/probe_windows.cpp; Windows only, an error elsewhere).
+struct ProbeCallResult {
+  std::uint32_t error = 0;  // GetLastError after the call; 0 when it succeeded
+  std::string module;       // LoadLibraryExW: full path of the module it returned
+};
 struct ProbeResult {
-  std::vector<std::string> modules;  // full paths of the DLLs mapped, in load order
+  std::vector<std::string> modules;            // full paths of the DLLs mapped, in load order
+  std::map<std::uint64_t, std::string> bases;  // where each of them was mapped -> its path
   std::optional<std::uint32_t> exit_code;
-  bool timed_out = false;  // still running when the time was up, and ended
-  bool wine = false;       // the loader was Wine's: its builtins load from its own folder (DOMAIN.md §7)
-  bool load_failed = false;  // the start-up (or the LoadLibraryExW of a probed DLL) failed
+  bool timed_out = false;              // still running when the time was up, and ended
+  bool wine = false;                   // the loader was Wine's: its builtins load from its own folder (DOMAIN.md §7)
+  bool load_failed = false;            // the start-up (or the LoadLibraryExW of a probed DLL) failed
+  std::vector<ProbeCallResult> loads;  // --host: one per --load, in order (none when the host did not start)
 };
 Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms);
 // A DLL: a child copy of dlldoctor calls LoadLibraryExW(dll, LOAD_WITH_ALTERED_SEARCH_PATH), the call
@@ -51,6 +58,17 @@ Result<ProbeResult> probe_dll(const std::string& dll, unsigned timeout_ms);
 // The child's side of probe_dll (`dlldoctor --probe-child-load DLL`): loads the DLL and exits with
 // GetLastError's value (0 when it loaded).
 int probe_child_load(const std::string& dll);
+// `--host APP.exe --load ...`: the calls a running program makes, in the order the simulation applies
+// them (settings, then preloads, then the loads), made by the host's own main thread once its start-up
+// is done and before its code runs.
+struct HostCalls {
+  std::optional<std::uint32_t> default_dirs;  // SetDefaultDllDirectories
+  std::vector<std::string> add_dll_dirs;      // AddDllDirectory
+  std::optional<std::string> dll_directory;   // SetDllDirectoryW
+  std::vector<std::string> preload;           // LoadLibraryExW(path, 0): the plain LoadLibrary(path)
+  std::vector<graph::LoadCall> loads;         // LoadLibraryExW(name, flags)
+};
+Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, unsigned timeout_ms);
 // Adds a "probe-differs" finding for each difference between the real loads and the prediction.
 void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,
                         rules::RuleOutput& output);

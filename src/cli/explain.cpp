@@ -167,16 +167,34 @@ int run_explain(const ExplainOptions& options) {
   const env::Inventory inventory = env::build_inventory(*environment, wanted, files, images);
   rules::RuleOutput rule_output = rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
   if (options.probe) {
-    if (!options.loads.empty()) return fail("probe runs the program itself; --load calls cannot be probed yet");
     const bool dll = !closure->modules.empty() && closure->modules.front().resolution.image &&
                      closure->modules.front().resolution.image->is_dll;
-    auto probe = dll ? probe_dll(request.program, options.probe_timeout * 1000)
-                     : probe_program(request.program, options.probe_timeout * 1000);
+    const unsigned timeout_ms = options.probe_timeout * 1000;
+    auto run_probe = [&]() -> Result<ProbeResult> {
+      if (!request.program_is_host)
+        return dll ? probe_dll(request.program, timeout_ms) : probe_program(request.program, timeout_ms);
+      HostCalls calls;
+      calls.default_dirs = request.settings.default_dirs;
+      calls.add_dll_dirs = options.add_dll_dirs;
+      if (!options.set_dll_dir.empty()) calls.dll_directory = options.set_dll_dir;
+      calls.preload = options.preload;
+      calls.loads = request.loads;
+      return probe_host(request.program, calls, timeout_ms);
+    };
+    auto probe = run_probe();
     if (!probe) return fail(probe.error().message);
     compare_with_probe(*probe, *closure, *rule_data, rule_output);
     std::fprintf(stderr, "dlldoctor: probe: %zu modules loaded, %s\n", probe->modules.size(),
                  probe->timed_out ? "still running after the time allowed (ended)"
                                   : ("exit code " + std::to_string(probe->exit_code.value_or(0))).c_str());
+    if (request.program_is_host && probe->loads.empty())
+      std::fprintf(stderr, "dlldoctor: probe: the host did not reach its entry point, so no --load call was made\n");
+    for (std::size_t i = 0; i < probe->loads.size() && i < closure->loads.size(); ++i) {
+      const ProbeCallResult& call = probe->loads[i];
+      std::fprintf(stderr, "dlldoctor: probe: %s %s\n", closure->loads[i].request.c_str(),
+                   call.error ? ("failed with error " + std::to_string(call.error)).c_str()
+                              : ("returned " + call.module).c_str());
+    }
   }
   for (const auto& problem : rule_output.problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
 

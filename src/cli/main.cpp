@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   using namespace dlldoctor::cli;
   // `dlldoctor probe APP.exe [flags]` is the main command with --probe: the probe checks the very
   // simulation those flags describe.
-  // The child process of `dlldoctor probe DLL` (src/cli/probe.cpp): load the DLL, report the error.
+  // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
   if (argc == 3 && std::strcmp(argv[1], "--probe-child-load") == 0) return probe_child_load(argv[2]);
   std::string probe_flag = "--probe";
   std::vector<char*> args(argv, argv + argc);
@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
       "  dlldoctor inspect cudnn64_9.dll\n"
       "  dlldoctor snapshot -o env.json            (on Windows; then on Linux:)\n"
       "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
-      "  dlldoctor probe app.exe                   (Windows: RUNS app.exe, compares its real loads)");
+      "  dlldoctor probe app.exe                   (Windows: RUNS app.exe, compares its real loads)\n"
+      "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension   (the host makes the call)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -60,6 +60,11 @@ class Builder {
                                          const SearchContext& context, int depth);
   const ExportIndex& exports_of(const pe::Image& image);
   void link(std::size_t from, std::size_t to, LoadKind kind);
+  // One more request for a module already in the closure.
+  void note_request(std::size_t index, const std::string& needed_by, std::optional<std::size_t> parent, LoadKind kind);
+  std::size_t add_module(std::string_view name, const std::string& key, LoadKind kind, int depth,
+                         const std::string& needed_by, std::optional<std::size_t> parent,
+                         resolve::Resolution resolution);
 
   resolve::Resolver& resolver_;
   const rules::RuleData& rules_;
@@ -85,13 +90,24 @@ std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchC
   const std::string key =
       resolve::normalize_dll_name(resolve::has_path(name) ? resolve::base_name(name) : std::string(name));
   auto existing = index_.find(key);
-  if (existing != index_.end()) {
-    const std::size_t index = existing->second;
-    Module& module = closure_.modules[index];
-    if (std::find(module.needed_by.begin(), module.needed_by.end(), needed_by) == module.needed_by.end()) {
-      module.needed_by.push_back(needed_by);
+  std::size_t index = 0;
+  bool first_of_name = true;  // the module later requests by this base name get
+  if (existing != index_.end() && resolve::has_path(name) &&
+      closure_.modules[existing->second].resolution.failure == Failure::None) {
+    // A full path names one file: the loaded module answers only if it is that file (the resolver says
+    // "loaded"); another file of the same name loads as a second module, and a missing one fails.
+    resolve::Resolution by_path = resolver_.resolve(name, closure_.process, context, needed_by);
+    if (by_path.found_by == resolve::SearchStep::Loaded) {
+      index = existing->second;
+      note_request(index, needed_by, parent, kind);
+      return index;
     }
-    if (parent) link(*parent, index, kind);
+    index = add_module(name, key, kind, depth, needed_by, parent, std::move(by_path));
+    first_of_name = false;
+  } else if (existing != index_.end()) {
+    index = existing->second;
+    note_request(index, needed_by, parent, kind);
+    Module& module = closure_.modules[index];
     if (module.resolution.failure == Failure::None) return index;
     // Not found before; a later LoadLibraryEx with other flags or settings may find it.
     resolve::Resolution again = resolver_.resolve(name, closure_.process, context, needed_by);
@@ -99,29 +115,47 @@ std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchC
     module.resolution = std::move(again);
     module.load = kind;
   } else {
-    Module module;
-    module.name = resolve::has_path(name) ? resolve::base_name(name) : std::string(name);
-    module.key = key;
-    module.load = kind;
-    module.depth = depth;
-    module.needed_by.push_back(needed_by);
-    if (const rules::Family* family = rules_.family_of(key)) module.family = family->id;
-    module.resolution = resolver_.resolve(name, closure_.process, context, needed_by);
-    closure_.modules.push_back(std::move(module));
-    edges_.emplace_back();
-    index_.emplace(key, closure_.modules.size() - 1);
-    if (parent) link(*parent, closure_.modules.size() - 1, kind);
+    index = add_module(name, key, kind, depth, needed_by, parent,
+                       resolver_.resolve(name, closure_.process, context, needed_by));
+    index_.emplace(key, index);
   }
-  const std::size_t index = index_.at(key);
   // Copied out: the requests below grow closure_.modules, which moves its elements.
   const resolve::Resolution& resolution = closure_.modules[index].resolution;
   if (resolution.failure != Failure::None) return index;
-  // The loaded-module list: later requests for this base name get this module, wherever they look.
-  if (resolution.path || resolution.assumed) closure_.process.loaded[key] = resolution.path.value_or("");
+  // The loaded-module list: later requests for this base name get the first module of that name.
+  if (first_of_name && (resolution.path || resolution.assumed))
+    closure_.process.loaded[key] = resolution.path.value_or("");
   const std::optional<std::string> api_set_host = resolution.api_set_host;
   const bool has_image = resolution.image != nullptr;
   if (api_set_host) request(*api_set_host, kind, context, closure_.modules[index].name, depth + 1, index);
   if (has_image) expand_imports(index, kind, context);
+  return index;
+}
+
+void Builder::note_request(std::size_t index, const std::string& needed_by, std::optional<std::size_t> parent,
+                           LoadKind kind) {
+  Module& module = closure_.modules[index];
+  if (std::find(module.needed_by.begin(), module.needed_by.end(), needed_by) == module.needed_by.end()) {
+    module.needed_by.push_back(needed_by);
+  }
+  if (parent) link(*parent, index, kind);
+}
+
+std::size_t Builder::add_module(std::string_view name, const std::string& key, LoadKind kind, int depth,
+                                const std::string& needed_by, std::optional<std::size_t> parent,
+                                resolve::Resolution resolution) {
+  Module module;
+  module.name = resolve::has_path(name) ? resolve::base_name(name) : std::string(name);
+  module.key = key;
+  module.load = kind;
+  module.depth = depth;
+  module.needed_by.push_back(needed_by);
+  if (const rules::Family* family = rules_.family_of(key)) module.family = family->id;
+  module.resolution = std::move(resolution);
+  closure_.modules.push_back(std::move(module));
+  edges_.emplace_back();
+  const std::size_t index = closure_.modules.size() - 1;
+  if (parent) link(*parent, index, kind);
   return index;
 }
 
@@ -264,12 +298,13 @@ void Builder::add_load(const LoadCall& call) {
   const std::string key =
       resolve::normalize_dll_name(resolve::has_path(call.name) ? resolve::base_name(call.name) : call.name);
   auto existing = index_.find(key);
-  const bool already_loaded = existing != index_.end() &&
-                              closure_.modules[existing->second].resolution.failure == Failure::None &&
-                              (!resolve::has_path(call.name) || closure_.process.loaded.count(key));
+  const bool was_loaded =
+      existing != index_.end() && closure_.modules[existing->second].resolution.failure == Failure::None;
   const std::size_t root = request(call.name, LoadKind::Dynamic, context, label, 0, std::nullopt);
+  const bool already_loaded = was_loaded && root == existing->second;
   Outcome outcome = outcome_from(root, label);
   outcome.module = closure_.modules[root].name;
+  outcome.module_index = root;
   outcome.found_by = already_loaded ? resolve::SearchStep::Loaded : closure_.modules[root].resolution.found_by;
   closure_.loads.push_back(std::move(outcome));
 }
@@ -382,8 +417,8 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
     // stands where a program's folder would.
     const auto& root = closure.modules[0];
     const bool dll = root.resolution.image && root.resolution.image->is_dll;
-    closure.startup = builder.outcome_from(
-        0, dll ? fmt::format("loading {} (its own folder searched first)", root.name) : fmt::format("start-up of {}", root.name));
+    closure.startup = builder.outcome_from(0, dll ? fmt::format("loading {} (its own folder searched first)", root.name)
+                                                  : fmt::format("start-up of {}", root.name));
   }
   builder.expand_late_loads();
   builder.apply_settings(request.settings);

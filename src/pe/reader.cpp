@@ -105,7 +105,10 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   auto rva_count = optional_header->u32(rva_count_at);
   auto size_of_headers = optional_header->u32(60);
   auto subsystem = optional_header->u16(68);
-  if (!rva_count || !size_of_headers || !subsystem) return Error{"truncated PE file: optional header is too short"};
+  auto entry_point = optional_header->u32(16);
+  if (!rva_count || !size_of_headers || !subsystem || !entry_point)
+    return Error{"truncated PE file: optional header is too short"};
+  image.entry_point = *entry_point;
   image.linker_major = *optional_header->u8(2);
   image.linker_minor = *optional_header->u8(3);
   image.subsystem = *subsystem;

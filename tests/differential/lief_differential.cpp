@@ -191,6 +191,8 @@ void compare(const fs::path& path, bool check_delay, Tally& tally) {
   };
   check("machine", {dlldoctor::pe::machine_name(ours->machine)},
         {dlldoctor::pe::machine_name(static_cast<std::uint16_t>(theirs->header().machine()))});
+  check("entry point", {std::to_string(ours->entry_point)},
+        {std::to_string(theirs->optional_header().addressof_entrypoint())});
   check("imports", our_imports(ours->imports), lief_imports(*theirs));
   check("exports", our_exports(*ours), lief_exports(*theirs));
   if (check_delay) check("delay imports", our_imports(ours->delay_imports), readobj_delay_imports(path.string()));

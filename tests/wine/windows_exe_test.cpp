@@ -7,6 +7,7 @@
 // The trees are built under the prefix's drive_c, so the snapshot's C:\ paths map through --sysroot.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -29,8 +30,11 @@ const fs::path kWork = DLLDOCTOR_WINE_WORK_DIR;
 
 // Scenarios whose outcome Wine is known to decide differently (tests/wine/wine_test.cpp, kDifferences):
 // the live prediction follows Windows there, so they are not compared with Wine's loader.
+// dotlocal_file_exe_folder_first_for_full_path: a --host scenario (not run by wine_test.cpp), the same
+// missing .local redirection as dotlocal_folder_redirects.
 const std::set<std::string> kWineDiffers = {"missing_export_wrong_dll_under_right_name", "dotlocal_folder_redirects",
-                                            "known_dll_assumed_beats_app_dir"};
+                                            "known_dll_assumed_beats_app_dir",
+                                            "dotlocal_file_exe_folder_first_for_full_path"};
 
 std::string c_path(const fs::path& drive_c, const fs::path& host) {
   std::string rel = fs::relative(host, drive_c).string();
@@ -257,5 +261,126 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
     for (const auto& finding : report["findings"]) {
       CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
     }
+  }
+}
+
+// `probe --host APP.exe --load ...`: the host's own main thread makes the LoadLibraryExW calls (with the
+// scenario's flags, AddDllDirectory and SetDllDirectory folders and preloads) once its start-up is done.
+// Every --host scenario whose tree is self-contained (no --sysroot) must see the real loader agree with the
+// prediction, call by call.
+TEST_CASE("probe of LoadLibraryExW calls made by a host agrees with the prediction") {
+  const auto setup = set_up();
+  if (!setup) return;
+  WinePrefix& prefix = *setup->prefix;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path& exe = setup->exe;
+  // Flags whose value is a folder or file of the tree, given to dlldoctor.exe as C:\ paths.
+  const std::set<std::string> path_flags = {"--host", "--load", "--add-dll-dir", "--set-dll-dir", "--preload"};
+  int compared = 0;
+  int startup_only = 0;
+  for (const auto& s : load_scenarios(kScenarios)) {
+    if (std::find(s.args.begin(), s.args.end(), "--host") == s.args.end() ||
+        std::find(s.args.begin(), s.args.end(), "--sysroot") != s.args.end() || kWineDiffers.count(s.name))
+      continue;
+    SUBCASE(s.name.c_str()) {
+      INFO("scenario " << s.name);
+      const fs::path root = drive_c / "trees" / ("host-" + s.name);
+      build_tree(s, kFixtures, root);
+      const auto host = std::find(s.args.begin(), s.args.end(), "--host");
+      if (!fs::exists(expand(*(host + 1), root, kFixtures))) {
+        MESSAGE("not probed: the host is not in the tree (the simulation takes only its folder)");
+        continue;
+      }
+      std::vector<std::string> args = {kWine, exe.string(), "probe"};
+      std::string winepath;
+      fs::path cwd = root / s.cwd;
+      int loads = 0;
+      for (size_t i = 0; i < s.args.size(); ++i) {
+        const std::string flag = s.args[i];
+        const std::string value = i + 1 < s.args.size() ? expand(s.args[i + 1], root, kFixtures) : "";
+        ++i;
+        if (flag == "--path") {
+          size_t start = 0;
+          for (size_t semi; (semi = value.find(';', start)) != std::string::npos; start = semi + 1)
+            winepath += (winepath.empty() ? "" : ";") + c_path(drive_c, value.substr(start, semi - start));
+          winepath += (winepath.empty() ? "" : ";") + c_path(drive_c, value.substr(start));
+        } else if (flag == "--cwd") {
+          cwd = value;  // the process's own current folder under Wine
+        } else {
+          args.push_back(flag);
+          const bool is_path = path_flags.count(flag) && value.rfind(drive_c.string(), 0) == 0;
+          args.push_back(is_path ? c_path(drive_c, value) : value);
+          if (flag == "--load") ++loads;
+        }
+      }
+      for (const char* extra : {"--wrong-machine", "skip", "--format", "json", "--probe-timeout", "5"})
+        args.push_back(extra);
+      fs::create_directories(cwd);
+      auto env = prefix.env();
+      env["WINEPATH"] = winepath;
+      env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+      run_to_files(args, env, cwd, root / "probe.json", root / "probe.err");
+      const std::string err = read_text(root / "probe.err");
+      const json report = parse_report(read_text(root / "probe.json"));
+      REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << err);
+      for (const auto& finding : report["findings"]) {
+        CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
+      }
+      // The calls really ran in the host: one line per --load with what the real loader answered.
+      size_t answered = 0;
+      for (size_t at = err.find("probe: LoadLibraryExW"); at != std::string::npos;
+           at = err.find("probe: LoadLibraryExW", at + 1))
+        ++answered;
+      // A host whose own start-up fails (app.exe standing in for python.exe) never makes its calls; the
+      // probe then compares the start-up only, and the prediction had it failing too (no probe-differs).
+      if (err.find("the host did not reach its entry point") != std::string::npos) {
+        CHECK(answered == 0);
+        ++startup_only;
+      } else {
+        CHECK_MESSAGE(answered == static_cast<size_t>(loads), err);
+        ++compared;
+      }
+    }
+  }
+  MESSAGE(compared << " host scenario(s) probed call by call, " << startup_only << " whose host does not start");
+}
+
+// The comparison can fail: with the documented rule (--wrong-machine fail) an x86 cudnn64_9.dll in the exe
+// folder stops LoadLibraryExW with error 193, but Wine's loader skips it and loads the x64 copy on PATH
+// (DOMAIN.md §7). The probe must report exactly that difference, and none with --wrong-machine skip.
+TEST_CASE("probe --host reports a LoadLibraryExW call the real loader answers differently") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path root = drive_c / "trees" / "host-wrong-machine";
+  fs::remove_all(root);
+  for (const char* folder : {"app", "onpath", "work"}) fs::create_directories(root / folder);
+  for (const char* file : {"marker_app.exe", "marker.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / "app" / file);
+  fs::copy_file(kFixtures / "x86" / "cudnn64_9.dll", root / "app" / "cudnn64_9.dll");
+  for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / "onpath" / file);
+  auto env = setup->prefix->env();
+  env["WINEPATH"] = c_path(drive_c, root / "onpath");
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  for (const std::string policy : {"fail", "skip"}) {
+    CAPTURE(policy);
+    run_to_files({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "marker_app.exe"),
+                  "--load", "cudnn64_9.dll", "--wrong-machine", policy, "--format", "json", "--probe-timeout", "5"},
+                 env, root / "work", root / "probe.json", root / "probe.err");
+    const json report = parse_report(read_text(root / "probe.json"));
+    REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
+    std::vector<std::string> differences;
+    for (const auto& finding : report["findings"])
+      if (finding.value("id", "") == "probe-differs") differences.push_back(finding.value("message", ""));
+    if (policy == "skip") {
+      CHECK_MESSAGE(differences.empty(), differences.front());
+      continue;
+    }
+    REQUIRE(differences.size() == 1);
+    CHECK_MESSAGE(differences[0].find("predicted it fails with error 193") != std::string::npos, differences[0]);
+    CHECK_MESSAGE(
+        lower(differences[0]).find(lower(c_path(drive_c, root / "onpath" / "cudnn64_9.dll"))) != std::string::npos,
+        differences[0]);
   }
 }

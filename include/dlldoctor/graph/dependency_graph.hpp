@@ -49,6 +49,7 @@ struct Outcome {
   // LoadLibrary calls only: the module the call returns and the step that answered this call (a module
   // already in the process answers by "loaded", whatever step first brought it in).
   std::optional<std::string> module;
+  std::optional<std::size_t> module_index;  // its index in Closure::modules (two modules may share a name)
   std::optional<resolve::SearchStep> found_by;
 };
 

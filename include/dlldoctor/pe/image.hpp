@@ -84,6 +84,7 @@ struct Image {
   std::uint8_t linker_major = 0;
   std::uint8_t linker_minor = 0;
   std::uint64_t image_base = 0;
+  std::uint32_t entry_point = 0;  // AddressOfEntryPoint, an RVA; 0 when there is none
   std::uint32_t timestamp = 0;
 
   std::vector<SectionInfo> sections;
