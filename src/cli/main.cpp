@@ -1,22 +1,24 @@
 #include <CLI/CLI.hpp>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
 
 int main(int argc, char** argv) {
   using namespace dlldoctor::cli;
+  use_utf8_console();
+  std::vector<std::string> arguments = utf8_arguments(argc, argv);
+  // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
+  if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
   // `dlldoctor probe APP.exe [flags]` is the main command with --probe: the probe checks the very
   // simulation those flags describe.
-  // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
-  if (argc == 3 && std::strcmp(argv[1], "--probe-child-load") == 0) return probe_child_load(argv[2]);
-  std::string probe_flag = "--probe";
-  std::vector<char*> args(argv, argv + argc);
-  if (argc > 1 && std::strcmp(argv[1], "probe") == 0) {
-    args.erase(args.begin() + 1);
-    args.push_back(probe_flag.data());
+  if (arguments.size() > 1 && arguments[1] == "probe") {
+    arguments.erase(arguments.begin() + 1);
+    arguments.push_back("--probe");
   }
+  std::vector<char*> args;
+  for (std::string& argument : arguments) args.push_back(argument.data());
   argc = static_cast<int>(args.size());
   argv = args.data();
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};

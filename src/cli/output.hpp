@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "dlldoctor/core/fs.hpp"
 
 namespace dlldoctor::cli {
 
@@ -13,7 +14,7 @@ inline int write_output(const std::string& text, const std::string& path) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }
-  FILE* file = std::fopen(path.c_str(), "wb");
+  FILE* file = open_output_file(path);
   if (!file || std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fclose(file) != 0) {
     std::fprintf(stderr, "dlldoctor: cannot write %s\n", path.c_str());
     return kExitFailure;

@@ -15,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/utf8_windows.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
 #ifndef WIN32_LEAN_AND_MEAN
@@ -28,26 +29,12 @@
 namespace dlldoctor::cli {
 namespace {
 
-std::wstring widen(const std::string& utf8) {
-  const int n = MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, nullptr, 0);
-  std::wstring out(static_cast<std::size_t>(n > 0 ? n - 1 : 0), L'\0');
-  if (n > 1) MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, out.data(), n);
-  return out;
-}
-
-std::string narrow(const wchar_t* wide, std::size_t length) {
-  const int n = WideCharToMultiByte(CP_UTF8, 0, wide, static_cast<int>(length), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<std::size_t>(n > 0 ? n : 0), '\0');
-  if (n > 0) WideCharToMultiByte(CP_UTF8, 0, wide, static_cast<int>(length), out.data(), n, nullptr, nullptr);
-  return out;
-}
-
 std::string path_of_handle(HANDLE file) {
   if (!file) return {};
   wchar_t buffer[1024];
   const DWORD n = GetFinalPathNameByHandleW(file, buffer, 1024, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
   if (n == 0 || n >= 1024) return {};
-  std::string path = narrow(buffer, n);
+  std::string path = narrow(std::wstring_view(buffer, n));
   // GetFinalPathNameByHandleW answers in the \\?\ form.
   if (path.rfind("\\\\?\\UNC\\", 0) == 0) return "\\\\" + path.substr(8);
   if (path.rfind("\\\\?\\", 0) == 0) return path.substr(4);
@@ -156,7 +143,7 @@ Result<ProbeResult> run_under_debugger(const std::string& program, std::wstring 
 std::string self_path() {
   wchar_t buffer[1024];
   const DWORD n = GetModuleFileNameW(nullptr, buffer, 1024);
-  return n == 0 || n >= 1024 ? std::string() : narrow(buffer, n);
+  return n == 0 || n >= 1024 ? std::string() : narrow(std::wstring_view(buffer, n));
 }
 
 #if defined(_M_X64) || defined(__x86_64__)
@@ -179,7 +166,7 @@ Result<RemoteFunction> find_function(const char* name) {
   wchar_t buffer[1024];
   const DWORD n = GetModuleFileNameW(owner, buffer, 1024);
   if (n == 0 || n >= 1024) return Error{std::string("cannot name the module of ") + name};
-  return RemoteFunction{lower_base_name(narrow(buffer, n)),
+  return RemoteFunction{lower_base_name(narrow(std::wstring_view(buffer, n))),
                         reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(owner)};
 }
 

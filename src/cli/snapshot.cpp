@@ -14,7 +14,7 @@ namespace dlldoctor::cli {
 Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
                                             env::FileSystem& files) {
   if (!snapshot_file.empty()) {
-    std::ifstream in(snapshot_file, std::ios::binary);
+    std::ifstream in = open_input_file(snapshot_file);
     if (!in) return Error{"--env " + snapshot_file + ": cannot read"};
     std::ostringstream text;
     text << in.rdbuf();

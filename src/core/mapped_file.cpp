@@ -12,6 +12,8 @@
 #define NOMINMAX
 #endif
 #include <windows.h>
+
+#include "dlldoctor/core/utf8_windows.hpp"
 #else
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -31,13 +33,6 @@ std::string last_error_text() {
   std::string text(buffer);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   return text;
-}
-
-std::wstring widen(const std::string& utf8) {
-  int n = MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, nullptr, 0);
-  std::wstring out(n > 0 ? n - 1 : 0, L'\0');
-  if (n > 1) MultiByteToWideChar(CP_UTF8, 0, utf8.c_str(), -1, out.data(), n);
-  return out;
 }
 }  // namespace
 

@@ -40,9 +40,9 @@ std::vector<std::string> split_windows_components(std::string_view text) {
 
 std::string absolute_path(std::string_view text) {
   FsErrorCode ec;
-  fs::path absolute = fs::absolute(fs::path(std::string(text)), ec);
+  fs::path absolute = fs::absolute(to_fs_path(std::string(text)), ec);
   if (ec) return std::string(text);
-  std::string normal = absolute.lexically_normal().string();
+  std::string normal = from_fs_path(absolute.lexically_normal());
   // Boost spells a trailing separator as a final "." component.
   if (normal.size() > 2 && normal.compare(normal.size() - 2, 2, "/.") == 0) normal.resize(normal.size() - 2);
   // "C:\\" keeps its separator: "C:" alone means the current folder of drive C.
@@ -329,7 +329,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     if (!environment.cwd.exists) environment.notes.push_back(fmt::format("--cwd {} does not exist", *flags.cwd));
   } else {
     FsErrorCode ec;
-    environment.cwd = resolve_folder(environment, fs::current_path(ec).string(), files);
+    environment.cwd = resolve_folder(environment, from_fs_path(fs::current_path(ec)), files);
   }
 
   for (const std::string& value : flags.path) append_path_entries(environment, value, files);

@@ -48,11 +48,11 @@ bool for_each_entry(const std::string& folder, Visit visit) {
 #else
   // The Windows listing carries the attributes already.
   FsErrorCode ec;
-  fs::directory_iterator it(fs::path(folder.empty() ? std::string(".") : folder), ec), end;
+  fs::directory_iterator it(to_fs_path(folder.empty() ? std::string(".") : folder), ec), end;
   if (ec) return false;
   for (; !ec && it != end; it.increment(ec)) {
     FsErrorCode type_ec;
-    visit(it->path().filename().string(), it->is_directory(type_ec));
+    visit(from_fs_path(it->path().filename()), it->is_directory(type_ec));
   }
   return true;
 #endif
@@ -65,7 +65,7 @@ const HostFileSystem::Listing& HostFileSystem::list(const std::string& folder) {
   if (found != listings_.end()) return found->second;
   Listing listing;
   FsErrorCode ec;
-  listing.exists = fs::is_directory(fs::path(folder.empty() ? std::string(".") : folder), ec);
+  listing.exists = fs::is_directory(to_fs_path(folder.empty() ? std::string(".") : folder), ec);
   if (listing.exists) {
     listing.readable = for_each_entry(folder, [&](std::string name, bool is_folder) {
       // The first spelling wins when a case-sensitive disk holds two names that differ only in case.
@@ -109,7 +109,7 @@ std::vector<std::string> HostFileSystem::folder_names(const std::string& folder)
 }
 
 std::optional<std::string> HostFileSystem::read_small_file(const std::string& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in = open_input_file(path);
   if (!in) return std::nullopt;
   std::string text(max_bytes, '\0');
   in.read(text.data(), static_cast<std::streamsize>(max_bytes));

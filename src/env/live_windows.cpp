@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/utf8_windows.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/system_names.hpp"
 
@@ -24,17 +25,6 @@ namespace dlldoctor::env {
 namespace {
 
 constexpr const wchar_t* kSessionManager = L"SYSTEM\\CurrentControlSet\\Control\\Session Manager";
-
-std::string narrow(const std::wstring& wide) {
-  if (wide.empty()) return {};
-  const int size =
-      WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<std::size_t>(size > 0 ? size : 0), '\0');
-  if (size > 0) {
-    WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), out.data(), size, nullptr, nullptr);
-  }
-  return out;
-}
 
 // Calls one of the "fill this buffer, or tell me the size" functions (GetSystemDirectoryW and friends).
 template <typename Fill>

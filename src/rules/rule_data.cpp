@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
@@ -220,7 +221,12 @@ Result<bool> read_tables(const toml::table& root, std::string_view name, const s
 Result<bool> read_file(const std::string& file, RuleData& data) {
   toml::table root;
   try {
-    root = toml::parse_file(file);
+    // Read here, not by toml::parse_file: the path is UTF-8 (dlldoctor.exe may live in any folder).
+    std::ifstream in = open_input_file(file);
+    if (!in) return Error{fmt::format("{}: cannot read", file)};
+    std::ostringstream text;
+    text << in.rdbuf();
+    root = toml::parse(text.str(), file);
   } catch (const toml::parse_error& e) {
     return Error{fmt::format("{}:{}: {}", file, e.source().begin.line, e.description())};
   }
@@ -328,10 +334,10 @@ Result<RuleData> load_rules(const std::vector<std::string>& folders) {
   RuleData data;
   for (const std::string& folder : folders) {
     FsErrorCode ec;
-    if (!fs::is_directory(fs::path(folder), ec)) return Error{fmt::format("rules folder {}: no such folder", folder)};
+    if (!fs::is_directory(to_fs_path(folder), ec)) return Error{fmt::format("rules folder {}: no such folder", folder)};
     std::vector<std::string> files;
-    for (fs::directory_iterator it(fs::path(folder), ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".toml") files.push_back(it->path().string());
+    for (fs::directory_iterator it(to_fs_path(folder), ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".toml") files.push_back(from_fs_path(it->path()));
     }
     if (ec) return Error{fmt::format("rules folder {}: {}", folder, ec.message())};
     std::sort(files.begin(), files.end());
@@ -347,11 +353,11 @@ Result<RuleData> load_rules(const std::vector<std::string>& folders) {
 
 std::optional<std::string> default_rules_folder(const std::string& argv0) {
   FsErrorCode ec;
-  const fs::path exe = fs::canonical(fs::path(argv0), ec);
+  const fs::path exe = fs::canonical(to_fs_path(argv0), ec);
   if (!ec) {
     for (const fs::path& candidate :
          {exe.parent_path() / "rules", exe.parent_path().parent_path() / "share" / "dlldoctor" / "rules"}) {
-      if (fs::is_directory(candidate, ec)) return candidate.string();
+      if (fs::is_directory(candidate, ec)) return from_fs_path(candidate);
     }
   }
 #ifdef DLLDOCTOR_SOURCE_RULES_DIR

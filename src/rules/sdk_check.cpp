@@ -149,7 +149,7 @@ class SdkChecker {
       : files_(files), options_(options), windows_(is_windows_path(root)), sink_(rules) {
     report_.root = root;
     // Settings are pasted into other programs that run elsewhere: "." would not mean this folder there.
-    root_ = strip_trailing_separators(fs::absolute(fs::path(root)).lexically_normal().string());
+    root_ = strip_trailing_separators(from_fs_path(fs::absolute(to_fs_path(root)).lexically_normal()));
   }
 
   SdkReport run() {

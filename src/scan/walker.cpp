@@ -107,13 +107,13 @@ void list_folder(const std::string& folder, const ScanOptions& options, std::vec
 
 bool is_folder(const std::string& path) {
   FsErrorCode ec;
-  return fs::is_directory(fs::path(path), ec);
+  return fs::is_directory(to_fs_path(path), ec);
 }
 
 void list_folder(const std::string& folder, const ScanOptions& options, std::vector<std::string>& folders,
                  std::vector<ScannedFile>& files, WalkCounters& counters, SeenFolders&) {
   FsErrorCode ec;
-  fs::directory_iterator it(fs::path(folder), ec), end;
+  fs::directory_iterator it(to_fs_path(folder), ec), end;
   if (ec) {
     counters.unreadable.push_back(folder);
     return;
@@ -124,9 +124,9 @@ void list_folder(const std::string& folder, const ScanOptions& options, std::vec
     FsErrorCode type_ec;
     // Junctions and symbolic links are reparse points: never followed.
     if (fs::is_symlink(it->symlink_status(type_ec))) continue;
-    const std::string name = it->path().filename().string();
+    const std::string name = from_fs_path(it->path().filename());
     if (it->is_directory(type_ec)) {
-      folders.push_back(it->path().string());
+      folders.push_back(from_fs_path(it->path()));
     } else if (it->is_regular_file(type_ec)) {
       consider(folder, name.c_str(), options, files, counters);
     }

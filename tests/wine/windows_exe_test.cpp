@@ -384,3 +384,36 @@ TEST_CASE("probe --host reports a LoadLibraryExW call the real loader answers di
         differences[0]);
   }
 }
+
+// Folder names in any script: dlldoctor.exe takes its arguments from the UTF-16 command line and hands
+// UTF-8 to the file system through the wide functions, so a tree under "C:\tü\日本 app" is read, reported
+// and written to (-o) by its real name. (argv and std::filesystem's narrow strings are in the ANSI code
+// page, which has no 日本.)
+TEST_CASE("dlldoctor.exe reads and writes paths that are not ASCII") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const std::string folder = "t\xC3\xBC/\xE6\x97\xA5\xE6\x9C\xAC app";  // tü/日本 app, in UTF-8
+  const fs::path root = drive_c / "trees" / fs::path(folder);
+  fs::remove_all(root.parent_path());
+  fs::create_directories(root);
+  for (const char* file :
+       {"app.exe", "cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / file);
+  auto env = setup->prefix->env();
+  env["LANG"] = "C.UTF-8";  // Wine reads the Unix command line in the locale's encoding
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  const std::string app = c_path(drive_c, root / "app.exe");
+  const std::string report_file = c_path(drive_c, root / "report.json");
+  run_to_files({kWine, setup->exe.string(), app, "--format", "json", "-o", report_file}, env, root,
+               root.parent_path() / "out.txt", root.parent_path() / "err.txt");
+  REQUIRE_MESSAGE(fs::exists(root / "report.json"), read_text(root.parent_path() / "err.txt"));
+  const json report = parse_report(read_text(root / "report.json"));
+  REQUIRE(report.is_object());
+  CHECK(report["outcome"]["status"] == "ok");
+  CHECK(report["modules"][0]["windows_path"] == app);
+  for (const auto& module : report["modules"]) {
+    if (module.value("name", "") == "cudnn64_9.dll")
+      CHECK(module["windows_path"] == c_path(drive_c, root / "cudnn64_9.dll"));
+  }
+}

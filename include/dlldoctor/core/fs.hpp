@@ -1,6 +1,10 @@
 #pragma once
 // The one place that picks the filesystem library: Boost.Filesystem where Debian provides it, and
 // std::filesystem for the mingw-w64 cross build (Debian ships no mingw Boost).
+#include <cstdio>
+#include <fstream>
+#include <string>
+
 #if defined(DLLDOCTOR_USE_BOOST_FILESYSTEM)
 #include <boost/filesystem.hpp>
 namespace dlldoctor {
@@ -15,3 +19,15 @@ namespace fs = std::filesystem;
 using FsErrorCode = std::error_code;
 }  // namespace dlldoctor
 #endif
+
+namespace dlldoctor {
+
+// dlldoctor's paths are UTF-8 std::strings on every system. On Windows, std::filesystem reads a narrow
+// string in the ANSI code page, and so do fopen and std::ifstream: a folder named in another script
+// would not be found. Every path that reaches the file system goes through these.
+fs::path to_fs_path(const std::string& utf8);
+std::string from_fs_path(const fs::path& path);
+std::ifstream open_input_file(const std::string& utf8);  // binary
+std::FILE* open_output_file(const std::string& utf8);    // "wb"; nullptr when it cannot
+
+}  // namespace dlldoctor

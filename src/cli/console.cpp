@@ -1,0 +1,48 @@
+#include "cli/console.hpp"
+
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+// after windows.h
+#include <shellapi.h>
+
+#include <cstdlib>
+
+#include "dlldoctor/core/utf8_windows.hpp"
+#endif
+
+namespace dlldoctor::cli {
+
+#ifdef _WIN32
+std::vector<std::string> utf8_arguments(int argc, char** argv) {
+  int count = 0;
+  LPWSTR* wide = CommandLineToArgvW(GetCommandLineW(), &count);
+  if (!wide) return std::vector<std::string>(argv, argv + argc);
+  std::vector<std::string> arguments;
+  for (int i = 0; i < count; ++i) arguments.push_back(narrow(wide[i]));
+  LocalFree(wide);
+  return arguments;
+}
+
+namespace {
+UINT g_console_output_cp = 0;
+void restore_console() { SetConsoleOutputCP(g_console_output_cp); }
+}  // namespace
+
+void use_utf8_console() {
+  // The console's code page outlives the process: put the user's back on the way out.
+  g_console_output_cp = GetConsoleOutputCP();
+  if (g_console_output_cp == 0 || g_console_output_cp == CP_UTF8) return;
+  if (SetConsoleOutputCP(CP_UTF8)) std::atexit(restore_console);
+}
+#else
+std::vector<std::string> utf8_arguments(int argc, char** argv) { return std::vector<std::string>(argv, argv + argc); }
+void use_utf8_console() {}
+#endif
+
+}  // namespace dlldoctor::cli
