@@ -60,6 +60,14 @@ std::map<std::string, std::pair<std::string, std::string>> modules_of(const json
   return out;
 }
 
+// (id, module) of every finding of a report, in order.
+std::vector<std::pair<std::string, std::string>> findings_of(const json& report) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : report["findings"])
+    out.emplace_back(f.value("id", ""), f["module"].is_string() ? f["module"].get<std::string>() : "");
+  return out;
+}
+
 // The prefix of tests/wine/wine_test.cpp (the tests run one after the other: RUN_SERIAL), booted once for
 // every test case of this binary.
 WinePrefix& shared_prefix(const fs::path& work) {
@@ -164,6 +172,13 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
         CHECK_MESSAGE(lower(got->second) == module.second,
                       name << ": dlldoctor.exe predicts " << module.second << ", Wine loaded " << got->second);
       }
+      // The findings the scenario expects on Linux, found again by dlldoctor.exe in Wine's live Windows
+      // (Mark of the Web, say, read from the file's Zone.Identifier stream by its Windows name).
+      if (s.finding_ids) {
+        std::multiset<std::string> want(s.finding_ids->begin(), s.finding_ids->end()), got;
+        for (const auto& [id, module] : findings_of(live)) got.insert(id);
+        CHECK(std::set<std::string>(got.begin(), got.end()) == std::set<std::string>(want.begin(), want.end()));
+      }
       CHECK_MESSAGE((live["outcome"].value("status", "") == "ok") == (rc == 0),
                     "outcome " << live["outcome"].dump() << ", Wine exit code " << rc);
 
@@ -180,6 +195,7 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
       CHECK(replayed["environment"]["source"] == "snapshot");
       CHECK(modules_of(replayed) == modules_of(live));
       CHECK(replayed["outcome"] == live["outcome"]);
+      CHECK(findings_of(replayed) == findings_of(live));
 
       // (c) probe: the real loader as a second opinion agrees.
       run_to_files({kWine, exe.string(), "probe", program_c, "--wrong-machine", "skip", "--format", "json",
