@@ -16,7 +16,6 @@ constexpr std::uint16_t kKeyCompressedName = 0x0020;    // nk: name is Latin-1, 
 constexpr std::uint16_t kValueCompressedName = 0x0001;  // vk: likewise
 constexpr std::uint32_t kResidentData = 0x80000000;     // vk: data lives in the data-offset field
 constexpr std::uint32_t kBigDataSegment = 16344;        // bytes per db segment (format 1.4+)
-constexpr std::uint32_t kMaxNameBytes = 32767;          // far above Windows' 255/16,383-character limits
 
 // Offsets inside an nk cell's data.
 constexpr std::uint64_t kNkFlags = 2, kNkSubkeyCount = 20, kNkSubkeyList = 28, kNkValueCount = 36, kNkValueList = 40,
