@@ -433,3 +433,51 @@ TEST_CASE("dlldoctor.exe reads and writes paths that are not ASCII") {
       CHECK(module["windows_path"] == c_path(drive_c, root / "cudnn64_9.dll"));
   }
 }
+
+// Seed §5.1 with the live registry: the user PATH (HKCU\Environment, REG_EXPAND_SZ with %SystemDrive%)
+// lists the cuDNN folder, but the terminal dlldoctor.exe runs in set its PATH before that (cmd's `set`
+// stands for a terminal opened earlier): not-on-search-path, variant stale_terminal, naming the expanded
+// folder. Started without that `set`, the process gets the registry's PATH, as a new terminal would, and
+// the program starts.
+TEST_CASE("live environment: a terminal older than the registry's PATH is named as the cause") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path root = drive_c / "trees" / "stale-terminal";
+  fs::remove_all(root);
+  for (const char* folder : {"app", "cudnn"}) fs::create_directories(root / folder);
+  for (const char* file : {"app.exe", "msvcp140.dll", "vcruntime140.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / "app" / file);
+  for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "zlibwapi.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / "cudnn" / file);
+  auto env = setup->prefix->env();
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  const std::string cudnn = c_path(drive_c, root / "cudnn");
+  const std::string user_path = "%SystemDrive%" + cudnn.substr(2);
+  REQUIRE(run_to_files(
+              {kWine, "reg", "add", "HKCU\\Environment", "/v", "Path", "/t", "REG_EXPAND_SZ", "/d", user_path, "/f"},
+              env, root, root / "reg.out", root / "reg.err") == 0);
+  const std::string app = c_path(drive_c, root / "app" / "app.exe");
+  const std::string dlldoctor = c_path(drive_c, setup->exe);
+  run_to_files({kWine, "cmd", "/c", "set PATH=C:\\windows\\system32&& " + dlldoctor + " " + app + " --format json"},
+               env, root, root / "stale.json", root / "stale.err");
+  run_to_files({kWine, dlldoctor, app, "--format", "json"}, env, root, root / "fresh.json", root / "fresh.err");
+  run_to_files({kWine, "reg", "delete", "HKCU\\Environment", "/v", "Path", "/f"}, env, root, root / "reg.out",
+               root / "reg.err");
+
+  const json stale = parse_report(read_text(root / "stale.json"));
+  REQUIRE_MESSAGE(stale.is_object(), read_text(root / "stale.err"));
+  CHECK(stale["environment"]["source"] == "live");
+  CHECK(stale["outcome"]["error"] == 126);
+  bool named = false;
+  for (const auto& finding : stale["findings"]) {
+    if (finding.value("id", "") != "not-on-search-path") continue;
+    const std::string message = finding.value("message", "");
+    named = message.find(cudnn) != std::string::npos && message.find("user PATH in the registry") != std::string::npos;
+    CHECK_MESSAGE(named, message);
+  }
+  CHECK(named);
+  const json fresh = parse_report(read_text(root / "fresh.json"));
+  REQUIRE_MESSAGE(fresh.is_object(), read_text(root / "fresh.err"));
+  CHECK(fresh["outcome"]["status"] == "ok");
+}
