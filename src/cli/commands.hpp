@@ -51,10 +51,17 @@ struct ProbeResult {
   bool load_failed = false;            // the start-up (or the LoadLibraryExW of a probed DLL) failed
   std::vector<ProbeCallResult> loads;  // --host: one per --load, in order (none when the host did not start)
 };
-Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms);
+// How a probed process starts: on this machine, with the PATH and current folder the simulation's flags
+// gave (--path, --cwd), else dlldoctor's own.
+struct ProbeProcess {
+  unsigned timeout_ms = 10000;
+  std::optional<std::string> path;
+  std::optional<std::string> cwd;
+};
+Result<ProbeResult> probe_program(const std::string& program, const ProbeProcess& process);
 // A DLL: a child copy of dlldoctor calls LoadLibraryExW(dll, LOAD_WITH_ALTERED_SEARCH_PATH), the call
 // whose search the simulation of a DLL models (its own folder first for its dependencies).
-Result<ProbeResult> probe_dll(const std::string& dll, unsigned timeout_ms);
+Result<ProbeResult> probe_dll(const std::string& dll, const ProbeProcess& process);
 // The child's side of probe_dll (`dlldoctor --probe-child-load DLL`): loads the DLL and exits with
 // GetLastError's value (0 when it loaded).
 int probe_child_load(const std::string& dll);
@@ -68,7 +75,7 @@ struct HostCalls {
   std::vector<std::string> preload;           // LoadLibraryExW(path, 0): the plain LoadLibrary(path)
   std::vector<graph::LoadCall> loads;         // LoadLibraryExW(name, flags)
 };
-Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, unsigned timeout_ms);
+Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, const ProbeProcess& process);
 // Adds a "probe-differs" finding for each difference between the real loads and the prediction.
 void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,
                         rules::RuleOutput& output);

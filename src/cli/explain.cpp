@@ -106,6 +106,11 @@ int run_explain(const ExplainOptions& options) {
         "there, or under Wine)");
   }
 #endif
+  if (options.probe && (!options.sysroot.empty() || !options.env_file.empty() || !options.known_dlls.empty() ||
+                        !options.safe_mode.empty()))
+    return fail(
+        "probe runs on this machine (with --path and --cwd if given): --sysroot, --env, --known-dlls and "
+        "--safe-dll-search-mode describe another one");
   auto environment = choose_environment(flags, options.env_file, files);
   if (!environment) return fail(environment.error().message);
 
@@ -169,17 +174,20 @@ int run_explain(const ExplainOptions& options) {
   if (options.probe) {
     const bool dll = !closure->modules.empty() && closure->modules.front().resolution.image &&
                      closure->modules.front().resolution.image->is_dll;
-    const unsigned timeout_ms = options.probe_timeout * 1000;
+    ProbeProcess process;
+    process.timeout_ms = options.probe_timeout * 1000;
+    for (const std::string& entry : options.path) process.path = process.path ? *process.path + ";" + entry : entry;
+    if (!options.cwd.empty()) process.cwd = options.cwd;
     auto run_probe = [&]() -> Result<ProbeResult> {
       if (!request.program_is_host)
-        return dll ? probe_dll(request.program, timeout_ms) : probe_program(request.program, timeout_ms);
+        return dll ? probe_dll(request.program, process) : probe_program(request.program, process);
       HostCalls calls;
       calls.default_dirs = request.settings.default_dirs;
       calls.add_dll_dirs = options.add_dll_dirs;
       if (!options.set_dll_dir.empty()) calls.dll_directory = options.set_dll_dir;
       calls.preload = options.preload;
       calls.loads = request.loads;
-      return probe_host(request.program, calls, timeout_ms);
+      return probe_host(request.program, calls, process);
     };
     auto probe = run_probe();
     if (!probe) return fail(probe.error().message);

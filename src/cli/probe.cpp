@@ -30,9 +30,13 @@ std::string base_of(const std::string& path) {
 
 #ifndef _WIN32
 // The CLI refuses `probe` before it gets here; these keep the one command line working everywhere.
-Result<ProbeResult> probe_program(const std::string&, unsigned) { return Error{"probe needs Windows (or Wine)"}; }
-Result<ProbeResult> probe_dll(const std::string&, unsigned) { return Error{"probe needs Windows (or Wine)"}; }
-Result<ProbeResult> probe_host(const std::string&, const HostCalls&, unsigned) {
+Result<ProbeResult> probe_program(const std::string&, const ProbeProcess&) {
+  return Error{"probe needs Windows (or Wine)"};
+}
+Result<ProbeResult> probe_dll(const std::string&, const ProbeProcess&) {
+  return Error{"probe needs Windows (or Wine)"};
+}
+Result<ProbeResult> probe_host(const std::string&, const HostCalls&, const ProbeProcess&) {
   return Error{"probe needs Windows (or Wine)"};
 }
 int probe_child_load(const std::string&) { return kExitFailure; }

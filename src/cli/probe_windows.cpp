@@ -46,6 +46,21 @@ std::string lower_base_name(const std::string& path) {
   return ascii_lower(slash == std::string::npos ? path : path.substr(slash + 1));
 }
 
+// This process's environment block with PATH replaced: `Name=value` strings, each NUL-terminated, and
+// one more NUL at the end.
+std::wstring environment_with_path(const std::wstring& path) {
+  std::wstring block;
+  if (wchar_t* strings = GetEnvironmentStringsW()) {
+    for (const wchar_t* entry = strings; *entry; entry += wcslen(entry) + 1) {
+      if (_wcsnicmp(entry, L"PATH=", 5) != 0) block.append(entry).push_back(L'\0');
+    }
+    FreeEnvironmentStringsW(strings);
+  }
+  block.append(L"PATH=" + path).push_back(L'\0');
+  block.push_back(L'\0');
+  return block;
+}
+
 // What a probe does inside the debugged process beyond watching it: the host probe's calls.
 class ProcessScript {
  public:
@@ -58,15 +73,19 @@ class ProcessScript {
 };
 
 // Runs `program` with `command_line` under the debugging API and records every DLL the loader maps.
-Result<ProbeResult> run_under_debugger(const std::string& program, std::wstring command_line, unsigned timeout_ms,
+Result<ProbeResult> run_under_debugger(const std::string& program, std::wstring command_line, const ProbeProcess& how,
                                        ProcessScript* script = nullptr) {
   // No "the code execution cannot proceed" dialog box: the child inherits the error mode.
   const UINT previous_mode = SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   PROCESS_INFORMATION process{};
-  const BOOL started = CreateProcessW(widen(program).c_str(), command_line.data(), nullptr, nullptr, FALSE,
-                                      DEBUG_ONLY_THIS_PROCESS | CREATE_NO_WINDOW, nullptr, nullptr, &startup, &process);
+  std::wstring environment = how.path ? environment_with_path(widen(*how.path)) : std::wstring();
+  const std::wstring cwd = how.cwd ? widen(*how.cwd) : std::wstring();
+  const BOOL started =
+      CreateProcessW(widen(program).c_str(), command_line.data(), nullptr, nullptr, FALSE,
+                     DEBUG_ONLY_THIS_PROCESS | CREATE_NO_WINDOW | CREATE_UNICODE_ENVIRONMENT,
+                     how.path ? environment.data() : nullptr, how.cwd ? cwd.c_str() : nullptr, &startup, &process);
   SetErrorMode(previous_mode);
   if (!started) return Error{"cannot start " + program + " (error " + std::to_string(GetLastError()) + ")"};
   ProbeResult result;
@@ -77,7 +96,7 @@ Result<ProbeResult> run_under_debugger(const std::string& program, std::wstring 
     if (!failure) failure = std::move(error);
     TerminateProcess(process.hProcess, 1);
   };
-  const ULONGLONG deadline = GetTickCount64() + timeout_ms;
+  const ULONGLONG deadline = GetTickCount64() + how.timeout_ms;
   bool running = true;
   while (running) {
     DEBUG_EVENT event{};
@@ -329,8 +348,8 @@ class HostScript final : public ProcessScript {
 
 }  // namespace
 
-Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_ms) {
-  auto result = run_under_debugger(program, L"\"" + widen(program) + L"\"", timeout_ms);
+Result<ProbeResult> probe_program(const std::string& program, const ProbeProcess& process) {
+  auto result = run_under_debugger(program, L"\"" + widen(program) + L"\"", process);
   if (result) {
     // The NTSTATUS a process ends with when the loader refuses it: not found, bad image, missing export.
     const auto code = result->exit_code;
@@ -339,16 +358,16 @@ Result<ProbeResult> probe_program(const std::string& program, unsigned timeout_m
   return result;
 }
 
-Result<ProbeResult> probe_dll(const std::string& dll, unsigned timeout_ms) {
+Result<ProbeResult> probe_dll(const std::string& dll, const ProbeProcess& process) {
   const std::string self = self_path();
   if (self.empty()) return Error{"cannot find dlldoctor.exe itself to load the DLL in a child process"};
   auto result =
-      run_under_debugger(self, L"\"" + widen(self) + L"\" --probe-child-load \"" + widen(dll) + L"\"", timeout_ms);
+      run_under_debugger(self, L"\"" + widen(self) + L"\" --probe-child-load \"" + widen(dll) + L"\"", process);
   if (result) result->load_failed = result->exit_code.value_or(0) != 0;
   return result;
 }
 
-Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, unsigned timeout_ms) {
+Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, const ProbeProcess& process) {
 #if defined(_M_X64) || defined(__x86_64__)
   auto image = pe::read_image_file(host);
   if (!image) return Error{host + ": " + image.error().message};
@@ -357,7 +376,7 @@ Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, 
                  host + " is " + pe::machine_name(image->machine)};
   if (image->is_dll || image->entry_point == 0) return Error{"probe --host needs a program with an entry point"};
   HostScript script(image->entry_point, calls);
-  auto result = run_under_debugger(host, L"\"" + widen(host) + L"\"", timeout_ms, &script);
+  auto result = run_under_debugger(host, L"\"" + widen(host) + L"\"", process, &script);
   if (!result) return result;
   // The calls ran only if the start-up reached the entry point; otherwise the exit code says why not.
   const auto code = result->exit_code;
@@ -367,7 +386,7 @@ Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, 
 #else
   (void)host;
   (void)calls;
-  (void)timeout_ms;
+  (void)process;
   return Error{"probe --host makes the calls inside the host's main thread, which needs dlldoctor.exe for x64"};
 #endif
 }

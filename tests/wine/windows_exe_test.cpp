@@ -481,3 +481,32 @@ TEST_CASE("live environment: a terminal older than the registry's PATH is named 
   REQUIRE_MESSAGE(fresh.is_object(), read_text(root / "fresh.err"));
   CHECK(fresh["outcome"]["status"] == "ok");
 }
+
+// `probe` with --path and --cwd: the probed process gets that PATH and current folder, the ones the
+// prediction used, whatever dlldoctor.exe's own are (cudnn\ is on neither; zlibwapi.dll is only in work\).
+TEST_CASE("probe starts the program with the PATH and current folder given by --path and --cwd") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path root = drive_c / "trees" / "probe-path-cwd";
+  fs::remove_all(root);
+  for (const char* folder : {"app", "cudnn", "work"}) fs::create_directories(root / folder);
+  for (const char* file : {"app.exe", "msvcp140.dll", "vcruntime140.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / "app" / file);
+  for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll"})
+    fs::copy_file(kFixtures / "x64" / file, root / "cudnn" / file);
+  fs::copy_file(kFixtures / "x64" / "zlibwapi.dll", root / "work" / "zlibwapi.dll");
+  auto env = setup->prefix->env();
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  run_to_files({kWine, setup->exe.string(), "probe", c_path(drive_c, root / "app" / "app.exe"), "--path",
+                c_path(drive_c, root / "cudnn"), "--cwd", c_path(drive_c, root / "work"), "--format", "json",
+                "--probe-timeout", "5"},
+               env, root, root / "probe.json", root / "probe.err");
+  const std::string err = read_text(root / "probe.err");
+  const json report = parse_report(read_text(root / "probe.json"));
+  REQUIRE_MESSAGE(report.is_object(), err);
+  CHECK(report["outcome"]["status"] == "ok");
+  CHECK_MESSAGE(err.find("exit code 0") != std::string::npos, err);
+  for (const auto& finding : report["findings"])
+    CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
+}
