@@ -96,39 +96,32 @@ class TableReader {
   const std::string& file_;
 };
 
+// Moves a field's value into `into`, or keeps the first error of a table.
+template <typename T>
+void assign(Result<T> read, T& into, std::optional<Error>& error) {
+  if (read) {
+    into = std::move(read).value();
+  } else if (!error) {
+    error = read.error();
+  }
+}
+
 Result<Family> read_family(const TableReader& in) {
   Family family;
   family.source = in.at();
-  auto id = in.text("id");
-  auto name = in.text("name");
-  auto kind = in.text("kind");
-  auto generation = in.text("generation");
-  auto main = in.texts("main", true, true);
-  auto members = in.texts("members", true, true);
-  auto runtime = in.texts("runtime_loads", false, true);
-  auto places = in.texts("install_places", false, false);
-  auto install = in.text("install", std::string());
-  auto same = in.flag("same_version", false);
-  auto version_format = in.text("version_format", std::string("plain"));
-  for (const Error* error :
-       {id.ok() ? nullptr : &id.error(), name.ok() ? nullptr : &name.error(), kind.ok() ? nullptr : &kind.error(),
-        generation.ok() ? nullptr : &generation.error(), main.ok() ? nullptr : &main.error(),
-        members.ok() ? nullptr : &members.error(), runtime.ok() ? nullptr : &runtime.error(),
-        places.ok() ? nullptr : &places.error(), install.ok() ? nullptr : &install.error(),
-        same.ok() ? nullptr : &same.error(), version_format.ok() ? nullptr : &version_format.error()}) {
-    if (error) return *error;
-  }
-  family.id = *id;
-  family.name = *name;
-  family.kind = *kind;
-  family.generation = *generation;
-  family.main = std::move(main).value();
-  family.members = std::move(members).value();
-  family.runtime_loads = std::move(runtime).value();
-  family.install_places = std::move(places).value();
-  family.install = *install;
-  family.same_version = *same;
-  family.version_format = *version_format;
+  std::optional<Error> error;
+  assign(in.text("id"), family.id, error);
+  assign(in.text("name"), family.name, error);
+  assign(in.text("kind"), family.kind, error);
+  assign(in.text("generation"), family.generation, error);
+  assign(in.texts("main", true, true), family.main, error);
+  assign(in.texts("members", true, true), family.members, error);
+  assign(in.texts("runtime_loads", false, true), family.runtime_loads, error);
+  assign(in.texts("install_places", false, false), family.install_places, error);
+  assign(in.text("install", std::string()), family.install, error);
+  assign(in.flag("same_version", false), family.same_version, error);
+  assign(in.text("version_format", std::string("plain")), family.version_format, error);
+  if (error) return *error;
   if (family.version_format != "plain" && family.version_format != "cudart") {
     return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
   }
@@ -240,15 +233,14 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   if (!families) return families;
   auto modes =
       read_tables(root, "failure_mode", file, data.failure_modes, [](const TableReader& in) -> Result<FailureMode> {
-        auto id = in.text("id");
-        auto title = in.text("title");
-        auto explanation = in.text("explanation");
-        auto seed = in.text("seed_section", std::string());
-        if (!id) return id.error();
-        if (!title) return title.error();
-        if (!explanation) return explanation.error();
-        if (!seed) return seed.error();
-        return FailureMode{*id, *seed, *title, *explanation};
+        FailureMode mode;
+        std::optional<Error> error;
+        assign(in.text("id"), mode.id, error);
+        assign(in.text("title"), mode.title, error);
+        assign(in.text("explanation"), mode.explanation, error);
+        assign(in.text("seed_section", std::string()), mode.seed_section, error);
+        if (error) return *error;
+        return mode;
       });
   if (!modes) return modes;
   auto findings = read_tables(root, "finding", file, data.findings, read_finding);
