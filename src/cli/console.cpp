@@ -1,15 +1,11 @@
 #include "cli/console.hpp"
 
 #ifdef _WIN32
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
-// after windows.h
+// shellapi.h needs windows.h first.
+// clang-format off
+#include "dlldoctor/core/windows_api.hpp"
 #include <shellapi.h>
+// clang-format on
 
 #include <cstdlib>
 

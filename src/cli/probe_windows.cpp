@@ -16,15 +16,8 @@
 #include "cli/commands.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/utf8_windows.hpp"
+#include "dlldoctor/core/windows_api.hpp"
 #include "dlldoctor/pe/reader.hpp"
-
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
 
 namespace dlldoctor::cli {
 namespace {

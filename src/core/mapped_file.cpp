@@ -5,15 +5,8 @@
 #include <utility>
 
 #ifdef _WIN32
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
-
 #include "dlldoctor/core/utf8_windows.hpp"
+#include "dlldoctor/core/windows_api.hpp"
 #else
 #include <fcntl.h>
 #include <sys/mman.h>

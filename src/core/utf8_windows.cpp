@@ -1,12 +1,6 @@
 #include "dlldoctor/core/utf8_windows.hpp"
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "dlldoctor/core/windows_api.hpp"
 
 namespace dlldoctor {
 

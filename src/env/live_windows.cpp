@@ -3,14 +3,7 @@
 // the resolver and the rules below never touch the machine themselves (docs/STYLE.md).
 #ifdef _WIN32
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
 #include <fmt/format.h>
-#include <windows.h>
 
 #include <algorithm>
 #include <string>
@@ -18,6 +11,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/utf8_windows.hpp"
+#include "dlldoctor/core/windows_api.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/system_names.hpp"
 

@@ -43,6 +43,21 @@ std::string c_path(const fs::path& drive_c, const fs::path& host) {
   return "C:\\" + rel;
 }
 
+// Copies x64 fixtures (by file name) into `folder`, creating it.
+void copy_fixtures(const fs::path& folder, std::initializer_list<const char*> files) {
+  fs::create_directories(folder);
+  for (const char* file : files)
+    fs::copy_file(kFixtures / "x64" / file, folder / file, fs::copy_options::overwrite_existing);
+}
+
+// The prefix's environment, with the fixtures' msvcp140/vcruntime140 taking precedence over Wine's own
+// and no crash dialog from winedbg.
+std::map<std::string, std::string> loader_env(WinePrefix& prefix) {
+  auto env = prefix.env();
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  return env;
+}
+
 json parse_report(const std::string& text) {
   const auto brace = text.find('{');
   if (brace == std::string::npos) return json();
@@ -150,9 +165,8 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
       fs::create_directories(cwd);
       std::string winepath;
       for (size_t i = 0; i < path.size(); ++i) winepath += (i ? ";" : "") + c_path(drive_c, path[i]);
-      auto env = prefix.env();
+      auto env = loader_env(prefix);
       env["WINEPATH"] = winepath;
-      env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
       const std::string program_c = c_path(drive_c, program);
 
       // (a) the live prediction against Wine's loader.
@@ -224,9 +238,7 @@ TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") 
   const fs::path root = drive_c / "trees" / "marker";
   fs::remove_all(root);
   fs::create_directories(root);
-  for (const char* file : {"marker_app.exe", "marker.dll"}) {
-    fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
-  }
+  copy_fixtures(root, {"marker_app.exe", "marker.dll"});
   const fs::path marker = root / "dllmain_ran.txt";
 
   const auto linux_run = run_process({kDlldoctor, (root / "marker_app.exe").string()},
@@ -254,8 +266,7 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
   WinePrefix& prefix = *setup->prefix;
   const fs::path& drive_c = setup->drive_c;
   const fs::path& exe = setup->exe;
-  auto env = prefix.env();
-  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  auto env = loader_env(prefix);
 
   for (const bool complete : {true, false}) {
     CAPTURE(complete);
@@ -332,9 +343,8 @@ TEST_CASE("probe of LoadLibraryExW calls made by a host agrees with the predicti
       for (const char* extra : {"--wrong-machine", "skip", "--format", "json", "--probe-timeout", "5"})
         args.push_back(extra);
       fs::create_directories(cwd);
-      auto env = prefix.env();
+      auto env = loader_env(prefix);
       env["WINEPATH"] = winepath;
-      env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
       run_to_files(args, env, cwd, root / "probe.json", root / "probe.err");
       const std::string err = read_text(root / "probe.err");
       const json report = parse_report(read_text(root / "probe.json"));
@@ -371,14 +381,12 @@ TEST_CASE("probe --host reports a LoadLibraryExW call the real loader answers di
   const fs::path root = drive_c / "trees" / "host-wrong-machine";
   fs::remove_all(root);
   for (const char* folder : {"app", "onpath", "work"}) fs::create_directories(root / folder);
-  for (const char* file : {"marker_app.exe", "marker.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / "app" / file);
+  copy_fixtures(root / "app", {"marker_app.exe", "marker.dll"});
   fs::copy_file(kFixtures / "x86" / "cudnn64_9.dll", root / "app" / "cudnn64_9.dll");
-  for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / "onpath" / file);
-  auto env = setup->prefix->env();
+  copy_fixtures(root / "onpath",
+                {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"});
+  auto env = loader_env(*setup->prefix);
   env["WINEPATH"] = c_path(drive_c, root / "onpath");
-  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
   for (const std::string policy : {"fail", "skip"}) {
     CAPTURE(policy);
     run_to_files({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "marker_app.exe"),
@@ -413,12 +421,10 @@ TEST_CASE("dlldoctor.exe reads and writes paths that are not ASCII") {
   const fs::path root = drive_c / "trees" / fs::path(folder);
   fs::remove_all(root.parent_path());
   fs::create_directories(root);
-  for (const char* file :
-       {"app.exe", "cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / file);
-  auto env = setup->prefix->env();
+  copy_fixtures(
+      root, {"app.exe", "cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"});
+  auto env = loader_env(*setup->prefix);
   env["LANG"] = "C.UTF-8";  // Wine reads the Unix command line in the locale's encoding
-  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
   const std::string app = c_path(drive_c, root / "app.exe");
   const std::string report_file = c_path(drive_c, root / "report.json");
   run_to_files({kWine, setup->exe.string(), app, "--format", "json", "-o", report_file}, env, root,
@@ -446,12 +452,9 @@ TEST_CASE("live environment: a terminal older than the registry's PATH is named 
   const fs::path root = drive_c / "trees" / "stale-terminal";
   fs::remove_all(root);
   for (const char* folder : {"app", "cudnn"}) fs::create_directories(root / folder);
-  for (const char* file : {"app.exe", "msvcp140.dll", "vcruntime140.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / "app" / file);
-  for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "zlibwapi.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / "cudnn" / file);
-  auto env = setup->prefix->env();
-  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  copy_fixtures(root / "app", {"app.exe", "msvcp140.dll", "vcruntime140.dll"});
+  copy_fixtures(root / "cudnn", {"cudnn64_9.dll", "cudnn_graph64_9.dll", "zlibwapi.dll"});
+  auto env = loader_env(*setup->prefix);
   const std::string cudnn = c_path(drive_c, root / "cudnn");
   const std::string user_path = "%SystemDrive%" + cudnn.substr(2);
   REQUIRE(run_to_files(
@@ -491,13 +494,10 @@ TEST_CASE("probe starts the program with the PATH and current folder given by --
   const fs::path root = drive_c / "trees" / "probe-path-cwd";
   fs::remove_all(root);
   for (const char* folder : {"app", "cudnn", "work"}) fs::create_directories(root / folder);
-  for (const char* file : {"app.exe", "msvcp140.dll", "vcruntime140.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / "app" / file);
-  for (const char* file : {"cudnn64_9.dll", "cudnn_graph64_9.dll"})
-    fs::copy_file(kFixtures / "x64" / file, root / "cudnn" / file);
-  fs::copy_file(kFixtures / "x64" / "zlibwapi.dll", root / "work" / "zlibwapi.dll");
-  auto env = setup->prefix->env();
-  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  copy_fixtures(root / "app", {"app.exe", "msvcp140.dll", "vcruntime140.dll"});
+  copy_fixtures(root / "cudnn", {"cudnn64_9.dll", "cudnn_graph64_9.dll"});
+  copy_fixtures(root / "work", {"zlibwapi.dll"});
+  auto env = loader_env(*setup->prefix);
   run_to_files({kWine, setup->exe.string(), "probe", c_path(drive_c, root / "app" / "app.exe"), "--path",
                 c_path(drive_c, root / "cudnn"), "--cwd", c_path(drive_c, root / "work"), "--format", "json",
                 "--probe-timeout", "5"},
