@@ -258,8 +258,8 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
       ->group(environment);
   app.add_flag("--probe", options->probe, "")->group("");  // spelled `dlldoctor probe ...` (main.cpp)
   app.add_option("--probe-timeout", options->probe_timeout,
-                 "probe: seconds the program may run before it is ended (default 10)")
-      ->group("");
+                 "dlldoctor probe: seconds the probed process may run before it is ended (default 10)")
+      ->group("Probe (Windows; runs the target)");
   app.add_flag("--assume-system-dlls", options->assume_system_dlls,
                "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
       ->group(environment);
