@@ -35,20 +35,7 @@ need_cmd "$gnu_time" time || { echo "closure.sh: GNU time (/usr/bin/time) is req
 need_cmd "$py" python3 || { echo "closure.sh: $py is required" >&2; exit 1; }
 have_fincore=0
 need_cmd fincore util-linux-extra && have_fincore=1
-have_objdump=0 have_pefile=0 have_lief=0
-need_cmd x86_64-w64-mingw32-objdump binutils-mingw-w64-x86-64 && have_objdump=1
-if ! "$py" -c 'import pefile' 2>/dev/null; then
-    install_pkg python3-pefile || true
-fi
-"$py" -c 'import pefile' 2>/dev/null && have_pefile=1
-lief_dump=$out/lief_dump
-build_lief_dump "$lief_dump" && have_lief=1
-
-have_dlldoctor=0
-[[ -x $dlldoctor ]] && have_dlldoctor=1
-if [[ $have_dlldoctor -eq 0 ]]; then
-    echo "closure.sh: $dlldoctor not found: dlldoctor rows will say 'not built'" >&2
-fi
+detect_peers closure.sh
 
 # --- the folder ------------------------------------------------------------
 # NAME:MiB of random section to add (0: copied as is).  Sizes close to the

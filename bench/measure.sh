@@ -143,6 +143,27 @@ bench_setup() {
     py=/usr/bin/python3
 }
 
+# detect_peers SCRIPT_NAME: which of the tools the benchmarks compare with are here (installing the
+# Debian packages that are missing): sets have_objdump, have_readobj, have_pefile, have_lief (with
+# lief_dump built into OUT) and have_dlldoctor.  A missing one gives rows that say so.
+# shellcheck disable=SC2034  # the variables are for the calling script
+detect_peers() {
+    local script=$1
+    have_objdump=0 have_readobj=0 have_pefile=0 have_lief=0 have_dlldoctor=0
+    need_cmd x86_64-w64-mingw32-objdump binutils-mingw-w64-x86-64 && have_objdump=1
+    need_cmd llvm-readobj-14 llvm-14 && have_readobj=1
+    if ! "$py" -c 'import pefile' 2>/dev/null; then
+        install_pkg python3-pefile || true
+    fi
+    "$py" -c 'import pefile' 2>/dev/null && have_pefile=1
+    lief_dump=$out/lief_dump
+    build_lief_dump "$lief_dump" && have_lief=1
+    [[ -x $dlldoctor ]] && have_dlldoctor=1
+    if [[ $have_dlldoctor -eq 0 ]]; then
+        echo "$script: $dlldoctor not found: dlldoctor rows will say 'not built'" >&2
+    fi
+}
+
 # print_header BUILD_DIR DLLDOCTOR: the date/machine/build lines above a table.
 print_header() {
     local build_type

@@ -40,22 +40,7 @@ need_cmd "$py" python3 || { echo "run.sh: $py is required" >&2; exit 1; }
 have_fincore=0
 need_cmd fincore util-linux-extra && have_fincore=1
 
-have_objdump=0 have_readobj=0 have_pefile=0 have_lief=0
-need_cmd x86_64-w64-mingw32-objdump binutils-mingw-w64-x86-64 && have_objdump=1
-need_cmd llvm-readobj-14 llvm-14 && have_readobj=1
-if ! "$py" -c 'import pefile' 2>/dev/null; then
-    install_pkg python3-pefile || true
-fi
-"$py" -c 'import pefile' 2>/dev/null && have_pefile=1
-
-lief_dump=$out/lief_dump
-build_lief_dump "$lief_dump" && have_lief=1
-
-have_dlldoctor=0
-[[ -x $dlldoctor ]] && have_dlldoctor=1
-if [[ $have_dlldoctor -eq 0 ]]; then
-    echo "run.sh: $dlldoctor not found: dlldoctor rows will say 'not built'" >&2
-fi
+detect_peers run.sh
 
 # --- (a) the big DLL -------------------------------------------------------
 if [[ ${BENCH_SKIP_BIG:-0} != 1 ]]; then

@@ -36,19 +36,9 @@ need_cmd hyperfine hyperfine || { echo "scan.sh: hyperfine is required" >&2; exi
 need_cmd "$gnu_time" time || { echo "scan.sh: GNU time (/usr/bin/time) is required" >&2; exit 1; }
 need_cmd "$py" python3 || { echo "scan.sh: $py is required" >&2; exit 1; }
 
-have_fd=0 have_objdump=0 have_pefile=0
+have_fd=0
 need_cmd fdfind fd-find && have_fd=1
-need_cmd x86_64-w64-mingw32-objdump binutils-mingw-w64-x86-64 && have_objdump=1
-if ! "$py" -c 'import pefile' 2>/dev/null; then
-    install_pkg python3-pefile || true
-fi
-"$py" -c 'import pefile' 2>/dev/null && have_pefile=1
-
-have_dlldoctor=0
-[[ -x $dlldoctor ]] && have_dlldoctor=1
-if [[ $have_dlldoctor -eq 0 ]]; then
-    echo "scan.sh: $dlldoctor not found: dlldoctor rows will say 'not built'" >&2
-fi
+detect_peers scan.sh
 
 # --- the tree --------------------------------------------------------------
 fixtures=$build_dir/fixtures
