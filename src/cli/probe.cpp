@@ -109,8 +109,13 @@ void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure,
   for (std::size_t i = 0; i < closure.loads.size() && i < probe.loads.size(); ++i) {
     const graph::Outcome& predicted = closure.loads[i];
     const ProbeCallResult& real = probe.loads[i];
-    const auto module =
-        predicted.module_index ? closure.modules.begin() + *predicted.module_index : closure.modules.end();
+    auto module = predicted.module_index ? closure.modules.begin() + *predicted.module_index : closure.modules.end();
+    // An API set name loads its host, whose handle LoadLibrary returns.
+    if (module != closure.modules.end() && module->resolution.api_set_host) {
+      const std::string host = ascii_lower(*module->resolution.api_set_host);
+      module = std::find_if(closure.modules.begin(), closure.modules.end(),
+                            [&](const graph::Module& m) { return m.key == host; });
+    }
     const std::string predicted_module = module != closure.modules.end() ? predicted_path(module->resolution) : "";
     const std::string real_module = lower_windows_path(real.module);
     const std::string predicted_error = predicted.error ? std::to_string(*predicted.error) : "none";
