@@ -286,6 +286,18 @@ bool assumes_system_dll(const Environment& environment, std::string_view lower_n
   return true;
 }
 
+void use_system_api_sets(Environment& environment, FileSystem& files) {
+  auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll");
+  if (!schema_file) return;
+  auto schema = ApiSetSchema::from_file(*schema_file);
+  if (schema) {
+    environment.api_sets = std::move(schema).value();
+  } else {
+    environment.notes.push_back(
+        fmt::format("{}: {}; using the built-in API set table", *schema_file, schema.error().message));
+  }
+}
+
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files) {
   Environment environment;
   if (flags.sysroot) {
@@ -368,17 +380,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     environment.known_dlls_source = "built-in (Windows 10/11 x64)";
   }
 
-  if (environment.sysroot) {
-    if (auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll")) {
-      auto schema = ApiSetSchema::from_file(*schema_file);
-      if (schema) {
-        environment.api_sets = std::move(schema).value();
-      } else {
-        environment.notes.push_back(
-            fmt::format("{}: {}; using the built-in API set table", *schema_file, schema.error().message));
-      }
-    }
-  }
+  if (environment.sysroot) use_system_api_sets(environment, files);
   return environment;
 }
 

@@ -144,15 +144,7 @@ Result<Environment> live_environment(FileSystem& files) {
     environment.known_dlls_source = "built-in (Windows 10/11 x64): the KnownDLLs key could not be read";
   }
 
-  if (auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll")) {
-    auto schema = ApiSetSchema::from_file(*schema_file);
-    if (schema) {
-      environment.api_sets = std::move(schema).value();
-    } else {
-      environment.notes.push_back(
-          fmt::format("{}: {}; using the built-in API set table", *schema_file, schema.error().message));
-    }
-  }
+  use_system_api_sets(environment, files);
   environment.notes.push_back("live environment: this process's PATH, current folder and registry");
   return environment;
 }

@@ -192,12 +192,7 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
     return Error{"the snapshot has no \"known_dlls\""};
   }
 
-  if (environment.sysroot && environment.system32.exists) {
-    if (auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll")) {
-      auto schema = ApiSetSchema::from_file(*schema_file);
-      if (schema) environment.api_sets = std::move(schema).value();
-    }
-  }
+  if (environment.sysroot && environment.system32.exists) use_system_api_sets(environment, files);
   return environment;
 }
 

@@ -71,6 +71,9 @@ bool assumes_system_dll(const Environment& environment, std::string_view lower_n
 // Appends the entries of a ;-separated PATH value, each resolved like --path (empty = current folder,
 // quoted, missing, cut short by setx).
 void append_path_entries(Environment& environment, std::string_view value, FileSystem& files);
+// The API set schema of the machine's System32 (apisetschema.dll), when it is there and readable; a
+// damaged one leaves the built-in table and a note.
+void use_system_api_sets(Environment& environment, FileSystem& files);
 
 struct EnvironmentFlags {
   std::optional<std::string> sysroot;
