@@ -111,10 +111,18 @@ Scenario load_scenario(const fs::path& file) {
       ScenarioFile f;
       f.dest = std::string(key.str());
       if (const auto* table = value.as_table()) {
-        f.kind = ScenarioFile::Kind::kText;
         const auto* text = table->get("text");
-        if (!text) malformed(file, "files." + f.dest + ": a table must be { text = \"...\" }");
-        f.source = need_string(file, *text, "files.*.text");
+        const auto* fixture = table->get("fixture");
+        const auto* cut = table->get("cut");
+        if (text && !fixture && !cut && table->size() == 1) {
+          f.kind = ScenarioFile::Kind::kText;
+          f.source = need_string(file, *text, "files.*.text");
+        } else if (fixture && cut && cut->as_integer() && cut->as_integer()->get() >= 0 && table->size() == 2) {
+          f.source = need_string(file, *fixture, "files.*.fixture");
+          f.cut = static_cast<std::uint64_t>(cut->as_integer()->get());
+        } else {
+          malformed(file, "files." + f.dest + ": a table must be { text = \"...\" } or { fixture = \"...\", cut = N }");
+        }
       } else {
         f.source = need_string(file, value, "files." + f.dest);
         if (!f.dest.empty() && f.dest.back() == '/') {
@@ -208,7 +216,7 @@ Scenario load_scenario(const fs::path& file) {
   if (const auto* ids = root.get("finding_ids")) s.finding_ids = string_list(file, *ids, "finding_ids");
   if (const auto* findings = root["findings"].as_array()) {
     static const std::set<std::string> kFindingKeys = {
-        "id", "failure_mode", "module", "severity", "message_contains", "fix_contains", "evidence"};
+        "id", "failure_mode", "module", "severity", "message_contains", "fix_contains", "fix_excludes", "evidence"};
     for (const auto& item : *findings) {
       const auto* t = item.as_table();
       if (!t || !t->get("id")) malformed(file, "[[findings]] needs an id");
@@ -223,6 +231,7 @@ Scenario load_scenario(const fs::path& file) {
       f.severity = opt_string(file, *t, "severity");
       f.message_contains = opt_string(file, *t, "message_contains");
       f.fix_contains = opt_string(file, *t, "fix_contains");
+      f.fix_excludes = opt_string(file, *t, "fix_excludes");
       if (const auto* evidence = t->get("evidence")) {
         const auto* et = evidence->as_table();
         if (!et) malformed(file, "findings.evidence must be a table { \"/pointer\" = value }");
@@ -282,6 +291,11 @@ void build_tree(const Scenario& scenario, const fs::path& fixtures, const fs::pa
         if (!fs::is_regular_file(source))
           throw std::runtime_error(scenario.file.string() + ": fixture " + source.string() + " does not exist");
         fs::copy_file(source, dest, fs::copy_options::overwrite_existing);
+        if (f.cut) {
+          if (*f.cut >= fs::file_size(dest))
+            throw std::runtime_error(scenario.file.string() + ": cut is not shorter than " + source.string());
+          fs::resize_file(dest, *f.cut);
+        }
         break;
       }
       case ScenarioFile::Kind::kEmpty:
@@ -395,12 +409,12 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
     };
     if (want.message_contains && text_of("message").find(with_root(*want.message_contains)) == std::string::npos)
       fail(where + "message \"" + text_of("message") + "\" does not contain \"" + *want.message_contains + "\"");
-    if (want.fix_contains) {
-      std::string fix;
-      for (const auto& line : (*got).value("fix", json::array())) fix += line.get<std::string>() + "\n";
-      if (fix.find(with_root(*want.fix_contains)) == std::string::npos)
-        fail(where + "fix does not contain \"" + *want.fix_contains + "\":\n" + fix);
-    }
+    std::string fix;
+    for (const auto& line : (*got).value("fix", json::array())) fix += line.get<std::string>() + "\n";
+    if (want.fix_contains && fix.find(with_root(*want.fix_contains)) == std::string::npos)
+      fail(where + "fix does not contain \"" + *want.fix_contains + "\":\n" + fix);
+    if (want.fix_excludes && fix.find(with_root(*want.fix_excludes)) != std::string::npos)
+      fail(where + "fix contains \"" + *want.fix_excludes + "\", which does not help here:\n" + fix);
     for (const auto& [pointer, expected] : want.evidence) {
       json value;
       try {

@@ -17,6 +17,7 @@ struct ScenarioFile {
   std::string dest;
   Kind kind = Kind::kFixture;
   std::string source;  // fixture path (kFixture), a pattern like "x64/cudnn*64_9.dll" (kFixtureSet), or the text
+  std::optional<std::uint64_t> cut;  // kFixture: keep only this many bytes (a copy cut short)
 };
 
 // [modules."name"]: every key is optional; absent keys are not checked.
@@ -39,7 +40,7 @@ struct JsonExpectation {
 // [[findings]]: a finding the report must hold (matched by id, and module when given).
 struct FindingExpectation {
   std::string id;
-  std::optional<std::string> failure_mode, module, severity, message_contains, fix_contains;
+  std::optional<std::string> failure_mode, module, severity, message_contains, fix_contains, fix_excludes;
   // JSON pointers into the finding's evidence and the value there (strings have {root} replaced).
   std::vector<std::pair<std::string, nlohmann::json>> evidence;
 };
