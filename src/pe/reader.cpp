@@ -112,6 +112,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   image.linker_major = *optional_header->u8(2);
   image.linker_minor = *optional_header->u8(3);
   image.subsystem = *subsystem;
+  image.file_size = file.size();
 
   // NumberOfRvaAndSizes is untrusted: the loader reads at most 16, and only those inside the header.
   std::array<DataDirectory, dir::kCount> directories{};

@@ -154,6 +154,11 @@ Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_
   const pe::Image& read_image = read->value();
   candidate.machine = read_image.machine;
   candidate.file_version = read_image.file_version;
+  if (auto reason = pe::unmappable_reason(read_image)) {
+    candidate.verdict = Verdict::NotLoadable;
+    candidate.problem = *reason;
+    return candidate;
+  }
   candidate.verdict = machine_fits(process_machine, read_image.machine) ? Verdict::Shadowed : Verdict::WrongMachine;
   // Aliasing constructor: the image lives as long as the cached Result that owns it.
   image = std::shared_ptr<const pe::Image>(read, &read_image);

@@ -86,6 +86,7 @@ struct Image {
   std::uint64_t image_base = 0;
   std::uint32_t entry_point = 0;  // AddressOfEntryPoint, an RVA; 0 when there is none
   std::uint32_t timestamp = 0;
+  std::uint64_t file_size = 0;  // bytes in the file that was read
 
   std::vector<SectionInfo> sections;
   std::vector<ImportedDll> imports;
@@ -104,5 +105,9 @@ struct Image {
   // One entry per damaged part that was skipped ("import directory: ..."). Everything else is still read.
   std::vector<std::string> warnings;
 };
+
+// Why the Windows loader would refuse to map this image although its headers read (error 193): a section
+// whose raw data runs past the end of the file, as a copy cut short leaves it. Empty when it maps.
+std::optional<std::string> unmappable_reason(const Image& image);
 
 }  // namespace dlldoctor::pe
