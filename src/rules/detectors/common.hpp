@@ -49,4 +49,29 @@ inline const resolve::Candidate* chosen(const graph::Module& module) {
   return nullptr;
 }
 
+// "user" or "machine" when `folder` (Windows spelling) is an entry of that PATH in the registry, compared
+// as the loader would: case-insensitively, without quotes or a trailing backslash; empty when neither
+// registry PATH is known or lists it.
+inline std::string registry_path_scope(const env::Environment& environment, const std::string& folder) {
+  auto trimmed = [](std::string text) {
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    while (text.size() > 3 && (text.back() == '\\' || text.back() == '/')) text.pop_back();
+    return ascii_lower(text);
+  };
+  const std::string wanted = trimmed(folder);
+  const std::pair<const std::optional<std::string>*, const char*> scopes[] = {{&environment.user_path, "user"},
+                                                                              {&environment.machine_path, "machine"}};
+  for (const auto& [value, scope] : scopes) {
+    if (!*value) continue;
+    std::size_t start = 0;
+    while (start <= (*value)->size()) {
+      std::size_t end = (*value)->find(';', start);
+      if (end == std::string::npos) end = (*value)->size();
+      if (trimmed((*value)->substr(start, end - start)) == wanted) return scope;
+      start = end + 1;
+    }
+  }
+  return {};
+}
+
 }  // namespace dlldoctor::rules::detail

@@ -124,6 +124,7 @@ bool cuda_major(Context& c) {
 // one partial copy of a zip usually misses several at once.
 struct SiblingGroup {
   std::vector<std::string> dlls;
+  std::vector<std::string> copies;  // copy_elsewhere: one copy of each missing DLL
   Vars vars;
   Json evidence;
   std::optional<Severity> severity;
@@ -150,7 +151,6 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
   }
   if (variant == "absent" && !c.copies.empty()) {
     variant = "copy_elsewhere";
-    vars["copy"] = detail::shown(*c.copies.front());
     copy = detail::copy_json(*c.copies.front());
   }
   SiblingGroup& group = groups[{main->name, variant}];
@@ -159,6 +159,7 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
     group.evidence = Json{{"main", main_path}, {"missing", Json::array()}};
   }
   group.dlls.push_back(c.module.name);
+  if (variant == "copy_elsewhere") group.copies.push_back(detail::shown(*c.copies.front()));
   group.evidence["missing"].push_back(
       Json{{"dll", c.module.name}, {"copy", copy}, {"searched", c.evidence["searched"]}});
   return true;
@@ -169,6 +170,10 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
     std::string names;
     for (const auto& dll : group.dlls) names += (names.empty() ? "" : ", ") + dll;
     group.vars["dll"] = names;
+    // Copy-Item takes a list of sources: one command copies every missing sibling.
+    std::string copies;
+    for (const auto& copy : group.copies) copies += fmt::format("{}\"{}\"", copies.empty() ? "" : ", ", copy);
+    group.vars["copies"] = copies;
     sink.emit("missing-sibling", key.second, group.dlls.front(), group.vars, group.evidence, group.severity);
   }
 }
@@ -199,7 +204,10 @@ bool missing_runtime(Context& c) {
     return true;
   }
   vars["target_folder"] = target.empty() ? std::string("<a folder on PATH>") : target;
-  c.sink.emit("missing-runtime", "default", c.module.name, vars, c.evidence, c.severity);
+  // The driver's DLL comes only with the driver, and the MSVC runtime from Microsoft's redistributable:
+  // a loose copy from elsewhere is the wrong advice for both.
+  const std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
+  c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity);
   return true;
 }
 
@@ -210,25 +218,7 @@ std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
   if (copy.source == "user PATH (registry)") return "user";
   if (copy.source == "machine PATH (registry)") return "machine";
   if (!copy.windows_path) return {};
-  auto trimmed = [](std::string text) {
-    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
-    while (text.size() > 3 && (text.back() == '\\' || text.back() == '/')) text.pop_back();
-    return ascii_lower(text);
-  };
-  const std::string folder = trimmed(folder_of(*copy.windows_path));
-  const std::pair<const std::optional<std::string>*, const char*> scopes[] = {
-      {&input.environment.user_path, "user"}, {&input.environment.machine_path, "machine"}};
-  for (const auto& [value, scope] : scopes) {
-    if (!*value) continue;
-    std::size_t start = 0;
-    while (start <= (*value)->size()) {
-      std::size_t end = (*value)->find(';', start);
-      if (end == std::string::npos) end = (*value)->size();
-      if (trimmed((*value)->substr(start, end - start)) == folder) return scope;
-      start = end + 1;
-    }
-  }
-  return {};
+  return detail::registry_path_scope(input.environment, folder_of(*copy.windows_path));
 }
 
 bool not_on_search_path(Context& c) {

@@ -66,7 +66,12 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
       vars["other_version"] = detail::version_text(other->file_version);
       vars["other_folder"] = folder_of(detail::shown(*other));
       evidence["other_copy"] = detail::candidate_json(*other);
-      sink.emit("missing-export", "other_copy", module.name, vars, evidence, severity);
+      // Reordering PATH helps only when the wrong copy, too, was found on PATH.
+      const resolve::Candidate* winner = detail::chosen(module);
+      const bool both_on_path =
+          winner && winner->step == resolve::SearchStep::Path && other->step == resolve::SearchStep::Path;
+      sink.emit("missing-export", both_on_path ? "other_copy_path_order" : "other_copy", module.name, vars, evidence,
+                severity);
     } else {
       sink.emit("missing-export", "default", module.name, vars, evidence, severity);
     }

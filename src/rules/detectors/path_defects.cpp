@@ -4,6 +4,29 @@
 #include "rules/detectors/common.hpp"
 
 namespace dlldoctor::rules {
+namespace {
+
+// Text for a PowerShell single-quoted string, which doubles its quotes.
+std::string single_quoted(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out;
+}
+
+// The fixes edit the registry PATH that lists the entry, one whole entry at a time: a text replace would
+// also change the longer entries a cut-short one is the start of.
+Vars entry_vars(const env::Environment& environment, const std::string& entry) {
+  const std::string scope = detail::registry_path_scope(environment, entry);
+  return {
+      {"entry", entry},
+      {"entry_ps", single_quoted(entry)},
+      {"scope_name", scope == "machine" ? "Machine" : "User"},
+      {"scope_note", scope == "machine" ? "   # as administrator"
+                     : scope == "user"  ? ""
+                                        : "   # or \"Machine\" (as administrator) if the entry is in the system PATH"}};
+}
+
+}  // namespace
 
 void detect_path_defects(const RuleInput& input, FindingSink& sink) {
   const auto& path = input.environment.path;
@@ -13,7 +36,8 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
   // setx keeps 1024 characters of a value: a longer PATH is one `setx PATH ...` away from losing its end.
   constexpr std::size_t kSetxLimit = 1024;
   if (length > kSetxLimit) {
-    sink.emit("path-too-long", "default", "", {{"length", std::to_string(length)}, {"limit", std::to_string(kSetxLimit)}},
+    sink.emit("path-too-long", "default", "",
+              {{"length", std::to_string(length)}, {"limit", std::to_string(kSetxLimit)}},
               {{"path_length", length}, {"entries", path.size()}});
   }
   std::map<std::string, std::size_t> seen;
@@ -24,7 +48,9 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
       std::string unquoted = entry.text;
       unquoted.erase(0, 1);
       if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
-      sink.emit("path-quoted-entry", "default", "", {{"entry", entry.text}, {"unquoted", unquoted}}, evidence);
+      Vars vars = entry_vars(input.environment, entry.text);
+      vars["unquoted_ps"] = single_quoted(unquoted);
+      sink.emit("path-quoted-entry", "default", "", vars, evidence);
       continue;
     }
     if (entry.text.empty()) continue;
@@ -33,12 +59,13 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
         evidence["real"] = detail::shown(*entry.completion);
         // setx cuts the whole value at 1024 characters: then the cut entry is the last one.
         const bool setx = i + 1 == path.size() && length >= 1000;
-        sink.emit(
-            "path-truncated", setx ? "setx" : "default", "",
-            {{"entry", entry.text}, {"real", detail::shown(*entry.completion)}, {"length", std::to_string(length)}},
-            evidence);
+        Vars vars = entry_vars(input.environment, entry.text);
+        vars["real"] = detail::shown(*entry.completion);
+        vars["real_ps"] = single_quoted(vars["real"]);
+        vars["length"] = std::to_string(length);
+        sink.emit("path-truncated", setx ? "setx" : "default", "", vars, evidence);
       } else {
-        sink.emit("path-missing-entry", "default", "", {{"entry", entry.text}}, evidence);
+        sink.emit("path-missing-entry", "default", "", entry_vars(input.environment, entry.text), evidence);
       }
       continue;
     }
@@ -48,8 +75,9 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
     if (!entry.folder.exists) continue;
     auto it = seen.find(ascii_lower(entry.folder.host));
     if (it == seen.end() || it->second < 2) continue;
-    sink.emit("path-duplicate-entry", "default", "", {{"entry", entry.text}, {"count", std::to_string(it->second)}},
-              {{"entry", entry.text}, {"count", it->second}});
+    Vars vars = entry_vars(input.environment, entry.text);
+    vars["count"] = std::to_string(it->second);
+    sink.emit("path-duplicate-entry", "default", "", vars, {{"entry", entry.text}, {"count", it->second}});
     seen.erase(it);
   }
 }

@@ -14,6 +14,9 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
     const resolve::Candidate* winner = detail::chosen(module);
     if (!winner || winner->assumed || !winner->file_version || module.is_root) continue;
     if (winner->step == resolve::SearchStep::KnownDll) continue;  // the system copy is meant to win
+    // An app-local MSVC runtime older than System32's is how programs ship; it is a problem only when
+    // something in the process was built with a newer toolset, which msvc-runtime-too-old checks.
+    if (const Family* family = input.rules.family_of(module.key); family && family->kind == "msvc") continue;
     // The winner lacks functions its importers need: missing-export (an error, naming the copy that has
     // them) already says the wrong copy wins; its version number says nothing more.
     if (!module.missing_exports.empty()) continue;
@@ -25,7 +28,9 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
     }
     if (!newest) continue;
     const std::string chosen_path = detail::shown(*winner);
-    sink.emit("older-copy-wins", "default", module.name,
+    // Moving a folder earlier on PATH helps only when both copies come from PATH.
+    const bool both_on_path = winner->step == resolve::SearchStep::Path && newest->step == resolve::SearchStep::Path;
+    sink.emit("older-copy-wins", both_on_path ? "path_order" : "default", module.name,
               {{"dll", module.name},
                {"chosen", chosen_path},
                {"file", file_of(chosen_path)},
