@@ -2,6 +2,7 @@
 
 #if defined(_WIN32)
 #include "dlldoctor/core/utf8_windows.hpp"
+#include "dlldoctor/core/windows_api.hpp"
 #endif
 
 namespace dlldoctor {
@@ -17,5 +18,22 @@ std::string from_fs_path(const fs::path& path) { return path.string(); }
 std::ifstream open_input_file(const std::string& utf8) { return std::ifstream(utf8, std::ios::binary); }
 std::FILE* open_output_file(const std::string& utf8) { return std::fopen(utf8.c_str(), "wb"); }
 #endif
+
+fs::path running_executable(const std::string& argv0) {
+  FsErrorCode ec;
+#if defined(_WIN32)
+  std::wstring buffer(32768, L'\0');
+  const DWORD length = GetModuleFileNameW(nullptr, buffer.data(), static_cast<DWORD>(buffer.size()));
+  if (length > 0 && length < buffer.size()) {
+    buffer.resize(length);
+    return to_fs_path(narrow(buffer));
+  }
+#else
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) return self;
+#endif
+  fs::path given = fs::canonical(to_fs_path(argv0), ec);
+  return ec ? to_fs_path(argv0) : given;
+}
 
 }  // namespace dlldoctor

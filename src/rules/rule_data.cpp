@@ -89,6 +89,16 @@ class TableReader {
     return out;
   }
 
+  // A misspelt key would silently leave its field at the default: every key must be one the table knows.
+  Result<bool> only_keys(std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : table_) {
+      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+        return Error{fmt::format("{}: unknown key '{}'", where(file_, value.source()), key.str())};
+      }
+    }
+    return true;
+  }
+
   const std::string& file() const { return file_; }
 
  private:
@@ -109,6 +119,9 @@ void assign(Result<T> read, T& into, std::optional<Error>& error) {
 Result<Family> read_family(const TableReader& in) {
   Family family;
   family.source = in.at();
+  auto keys = in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "install_places",
+                            "install", "same_version", "version_format"});
+  if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), family.id, error);
   assign(in.text("name"), family.name, error);
@@ -122,6 +135,12 @@ Result<Family> read_family(const TableReader& in) {
   assign(in.flag("same_version", false), family.same_version, error);
   assign(in.text("version_format", std::string("plain")), family.version_format, error);
   if (error) return *error;
+  // The detectors know these kinds; any other would match none of them.
+  static const std::string_view kKinds[] = {"cudnn", "cuda", "msvc", "zlib", "driver"};
+  if (std::find(std::begin(kKinds), std::end(kKinds), family.kind) == std::end(kKinds)) {
+    return Error{
+        fmt::format("{}: kind must be cudnn, cuda, msvc, zlib or driver, not \"{}\"", family.source, family.kind)};
+  }
   if (family.version_format != "plain" && family.version_format != "cudart") {
     return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
   }
@@ -136,6 +155,8 @@ Result<Family> read_family(const TableReader& in) {
 Result<FindingRule> read_finding(const TableReader& in) {
   FindingRule rule;
   rule.source = in.at();
+  auto keys = in.only_keys({"id", "failure_mode", "severity", "message", "fix"});
+  if (!keys) return keys.error();
   auto id = in.text("id");
   if (!id) return id.error();
   auto mode = in.text("failure_mode");
@@ -180,6 +201,8 @@ Result<FindingRule> read_finding(const TableReader& in) {
 }
 
 Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
+  auto keys = in.only_keys({"cuda", "driver"});
+  if (!keys) return keys.error();
   auto cuda = in.text("cuda");
   if (!cuda) return cuda.error();
   auto driver = in.text("driver");
@@ -234,6 +257,8 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   auto modes =
       read_tables(root, "failure_mode", file, data.failure_modes, [](const TableReader& in) -> Result<FailureMode> {
         FailureMode mode;
+        auto keys = in.only_keys({"id", "title", "explanation", "seed_section"});
+        if (!keys) return keys.error();
         std::optional<Error> error;
         assign(in.text("id"), mode.id, error);
         assign(in.text("title"), mode.title, error);
@@ -345,22 +370,26 @@ Result<RuleData> load_rules(const std::vector<std::string>& folders) {
 
 std::optional<std::string> default_rules_folder(const std::string& argv0) {
   FsErrorCode ec;
-  const fs::path exe = fs::canonical(to_fs_path(argv0), ec);
-  if (!ec) {
-    for (const fs::path& candidate :
-         {exe.parent_path() / "rules", exe.parent_path().parent_path() / "share" / "dlldoctor" / "rules"}) {
-      if (fs::is_directory(candidate, ec)) return from_fs_path(candidate);
-    }
+  const fs::path exe = running_executable(argv0);
+  for (const fs::path& candidate :
+       {exe.parent_path() / "rules", exe.parent_path().parent_path() / "share" / "dlldoctor" / "rules"}) {
+    if (fs::is_directory(candidate, ec)) return from_fs_path(candidate);
   }
-#ifdef DLLDOCTOR_SOURCE_RULES_DIR
-  if (fs::is_directory(fs::path(DLLDOCTOR_SOURCE_RULES_DIR), ec)) return std::string(DLLDOCTOR_SOURCE_RULES_DIR);
-#endif
   return std::nullopt;
 }
 
 Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders) {
   std::vector<std::string> folders;
-  if (auto shipped = default_rules_folder(argv0)) folders.push_back(*shipped);
+  // Without its rules every detector is blind, and a broken install would come out clean.
+  auto shipped = default_rules_folder(argv0);
+  if (!shipped) {
+    const fs::path beside = running_executable(argv0).parent_path();
+    return Error{fmt::format(
+        "the rules shipped with dlldoctor were not found: neither {} nor {} is a folder (copy the "
+        "rules folder of the release beside the binary)",
+        from_fs_path(beside / "rules"), from_fs_path(beside.parent_path() / "share" / "dlldoctor" / "rules"))};
+  }
+  folders.push_back(*shipped);
   folders.insert(folders.end(), extra_folders.begin(), extra_folders.end());
   return load_rules(folders);
 }

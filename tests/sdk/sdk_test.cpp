@@ -315,3 +315,29 @@ TEST_CASE("a root that does not exist: exit 2") {
   CHECK(result.exit_code == 2);
   CHECK(contains(result.err, "no such folder"));
 }
+
+TEST_CASE("a cudnn.lib that is not an import library: garbage, or an archive without import members") {
+  const fs::path root = sdk_copy("lib-garbage");
+  write_text(root / "lib" / "x64" / "cudnn.lib", "<!DOCTYPE html><title>404 Not Found</title>");
+  SdkRun run = run_sdk(root);
+  CHECK(run.exit_code == 1);
+  json f = finding(run.report, "sdk-import-library-unreadable");
+  CHECK(f["severity"] == "error");
+  CHECK(f["evidence"]["library"] == (root / "lib" / "x64" / "cudnn.lib").string());
+  CHECK_MESSAGE(contains(f["evidence"]["error"].get<std::string>(), "!<arch>"), f.dump(2));
+  CHECK(contains(f["fix"][0].get<std::string>(), "Copy-Item"));
+
+  // A static library of ordinary objects (a build that went wrong) has no import members at all.
+  std::string member = "hello.o/";
+  member.resize(16, ' ');
+  for (const auto& [value, width] : std::vector<std::pair<std::string, std::size_t>>{
+           {"0", 12}, {"0", 6}, {"0", 6}, {"644", 8}, {"4", 10}}) {
+    member += value + std::string(width - value.size(), ' ');
+  }
+  write_text(root / "lib" / "x64" / "cudnn.lib", "!<arch>\n" + member + "`\nabcd");
+  run = run_sdk(root);
+  CHECK(run.exit_code == 1);
+  f = finding(run.report, "sdk-import-library-unreadable");
+  CHECK_MESSAGE(contains(f["message"].get<std::string>(), "is not an import library (no import members)"), f.dump(2));
+  CHECK(f["evidence"].count("error") == 0);
+}

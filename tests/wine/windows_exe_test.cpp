@@ -117,7 +117,8 @@ std::optional<WineSetup> set_up() {
   fs::create_directories(exe.parent_path());
   fs::copy_file(kDlldoctorExe, exe, fs::copy_options::overwrite_existing);
   fs::remove_all(exe.parent_path() / "rules");
-  fs::copy(fs::path(DLLDOCTOR_RULES_DIR), exe.parent_path() / "rules", fs::copy_options::recursive);
+  // The cross build puts the rules beside dlldoctor.exe, as a release ships them.
+  fs::copy(fs::path(kDlldoctorExe).parent_path() / "rules", exe.parent_path() / "rules", fs::copy_options::recursive);
   return WineSetup{&prefix, drive_c, exe};
 }
 

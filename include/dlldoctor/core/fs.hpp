@@ -30,4 +30,8 @@ std::string from_fs_path(const fs::path& path);
 std::ifstream open_input_file(const std::string& utf8);  // binary
 std::FILE* open_output_file(const std::string& utf8);    // "wb"; nullptr when it cannot
 
+// The running program's own file. argv[0] is only what the shell was given ("dlldoctor" when it came
+// from PATH), so it is the fallback, not the answer.
+fs::path running_executable(const std::string& argv0);
+
 }  // namespace dlldoctor
