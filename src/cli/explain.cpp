@@ -225,8 +225,7 @@ int run_explain(const ExplainOptions& options) {
     out = report::closure_to_markdown(input);
   } else {
     report::TextStyle style;
-    style.color =
-        !options.no_color && std::getenv("NO_COLOR") == nullptr && options.output.empty() && is_terminal(stdout);
+    style.color = use_color(options.no_color, options.output);
     report::append_closure_text(out, input, style);
   }
   if (write_output(out, options.output) != kExitOk) return kExitFailure;

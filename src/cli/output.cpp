@@ -1,5 +1,6 @@
 #include "cli/output.hpp"
 
+#include <cstdlib>
 #include <ctime>
 
 #ifdef _WIN32
@@ -9,6 +10,11 @@
 #endif
 
 namespace dlldoctor::cli {
+
+bool use_color(bool no_color_flag, const std::string& output_file) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return !no_color_flag && (no_color == nullptr || *no_color == '\0') && output_file.empty() && is_terminal(stdout);
+}
 
 bool is_terminal(std::FILE* stream) {
 #ifdef _WIN32

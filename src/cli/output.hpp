@@ -25,6 +25,10 @@ inline int write_output(const std::string& text, const std::string& path) {
 // Whether a stream is a terminal (colours, progress): isatty on POSIX, _isatty on Windows.
 bool is_terminal(std::FILE* stream);
 
+// Colour in text written to stdout: only on a terminal, never with --no-color, -o FILE, or NO_COLOR set
+// to a non-empty value (no-color.org).
+bool use_color(bool no_color_flag, const std::string& output_file);
+
 // An ISO 8601 UTC time for the one field of a JSON report that differs between runs.
 std::string utc_now();
 

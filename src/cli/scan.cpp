@@ -91,8 +91,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   } else if (command.format == "markdown") {
     text = report::scan_to_markdown(input);
   } else {
-    const bool to_terminal = command.output.empty() && is_terminal(stdout);
-    text = report::scan_to_text(input, to_terminal && !command.no_color && std::getenv("NO_COLOR") == nullptr);
+    text = report::scan_to_text(input, use_color(command.no_color, command.output));
   }
   return write_output(text, command.output);
 }

@@ -212,6 +212,52 @@ Json closure_to_json(const ReportInput& input) {
 
 namespace {
 
+constexpr std::size_t kTextWidth = 80;
+
+// Columns a terminal gives the text: UTF-8 continuation bytes and colour sequences take none.
+std::size_t columns(const std::string& text) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b') {
+      while (i < text.size() && text[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++count;
+  }
+  return count;
+}
+
+// Words to lines of at most `width` columns, later lines indented; long words (paths) stay whole.
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+// One fix line, indented under "fix:". A command stays whole, since it must paste as one line; its
+// trailing comment moves above it when the line would pass kTextWidth, and comments wrap as comments.
+std::string fix_text(const std::string& line) {
+  constexpr std::size_t kWidth = kTextWidth - 4;
+  const std::string indent = "    ";
+  if (columns(line) <= kWidth) return indent + line + "\n";
+  if (line.rfind("# ", 0) == 0) return indent + wrap(line, kWidth, indent + "# ") + "\n";
+  const auto comment = line.find("   # ");
+  if (comment == std::string::npos) return indent + line + "\n";
+  return indent + wrap(line.substr(comment + 3), kWidth, indent + "# ") + "\n" + indent + line.substr(0, comment) +
+         "\n";
+}
+
 class TreeWriter {
  public:
   TreeWriter(std::string& out, const graph::Closure& closure, const TextStyle& style)
@@ -222,26 +268,25 @@ class TreeWriter {
     const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
     const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
     const bool repeat = printed_.count(index) > 0;
-    out_ += prefix + branch + describe(module);
-    if (repeat) {
-      out_ += " (see above)\n";
-      return;
-    }
     printed_.insert(index);
-    out_ += '\n';
-    const bool has_children =
-        std::any_of(module.children.begin(), module.children.end(), [&](std::size_t child) { return !hidden(child); });
+    const bool has_children = !repeat && std::any_of(module.children.begin(), module.children.end(),
+                                                     [&](std::size_t child) { return !hidden(child); });
     const std::string detail_prefix = child_prefix + (has_children ? "│  " : "   ");
+    const Line line = describe(module);
+    // A module drawn before is named again without its path.
+    put(prefix + branch, line.head, repeat ? std::string() : line.path, line.tail + (repeat ? " (see above)" : ""),
+        detail_prefix + "  ");
+    if (repeat) return;
     for (const auto& c : module.resolution.candidates) {
       if (c.verdict == resolve::Verdict::Chosen) continue;
-      out_ += fmt::format("{}  {} {}{}{} [{}]\n", detail_prefix,
-                          c.verdict == resolve::Verdict::Shadowed ? "shadows" : "skipped",
-                          c.assumed ? c.windows_path.value_or("") : c.path,
-                          c.file_version ? " " + c.file_version->to_string() : std::string(),
-                          c.verdict == resolve::Verdict::WrongMachine
-                              ? fmt::format(" ({}: wrong machine)", c.machine ? pe::machine_name(*c.machine) : "?")
-                              : (c.verdict == resolve::Verdict::NotLoadable ? " (" + c.problem + ")" : std::string()),
-                          resolve::step_name(c.step));
+      const std::string tail =
+          fmt::format("{}{} [{}]", c.file_version ? " " + c.file_version->to_string() : std::string(),
+                      c.verdict == resolve::Verdict::WrongMachine
+                          ? fmt::format(" ({}: wrong machine)", c.machine ? pe::machine_name(*c.machine) : "?")
+                          : (c.verdict == resolve::Verdict::NotLoadable ? " (" + c.problem + ")" : std::string()),
+                      resolve::step_name(c.step));
+      put(detail_prefix + "  ", c.verdict == resolve::Verdict::Shadowed ? "shadows" : "skipped",
+          c.assumed ? c.windows_path.value_or("") : c.path, tail, detail_prefix + "    ");
     }
     for (const auto& m : module.missing_exports) {
       out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true), m.function,
@@ -275,21 +320,37 @@ class TreeWriter {
            step == resolve::SearchStep::System32;
   }
 
-  std::string describe(const Module& module) const {
+  // A tree line: "head path tail". When it would pass kTextWidth columns, the path moves to a line of
+  // its own below, so the names, versions and steps stay readable at 80 columns.
+  struct Line {
+    std::string head, path, tail;
+  };
+
+  void put(const std::string& prefix, const std::string& head, const std::string& path, const std::string& tail,
+           const std::string& path_prefix) {
+    const std::string whole = prefix + head + (path.empty() ? "" : " " + path) + tail;
+    if (path.empty() || columns(whole) <= kTextWidth) {
+      out_ += whole + '\n';
+      return;
+    }
+    out_ += prefix + head + tail + '\n' + path_prefix + path + '\n';
+  }
+
+  Line describe(const Module& module) const {
     const auto& r = module.resolution;
     std::string kind = module.load == graph::LoadKind::Static || module.is_root
                            ? ""
                            : fmt::format(" ({})", graph::load_kind_name(module.load));
-    if (r.api_set_host) return fmt::format("{} -> {} [api_set]{}", module.name, *r.api_set_host, kind);
-    if (r.failure == Failure::NotFound) return paint(module.name + " NOT FOUND", true) + kind;
+    if (r.api_set_host) return {fmt::format("{} -> {} [api_set]{}", module.name, *r.api_set_host, kind), "", ""};
+    if (r.failure == Failure::NotFound) return {paint(module.name + " NOT FOUND", true) + kind, "", ""};
     if (r.failure == Failure::BadImage) {
-      return paint(module.name + " CANNOT LOAD", true) +
-             fmt::format(" {} [{}]{}", r.path.value_or(""), resolve::step_name(r.found_by), kind);
+      return {paint(module.name + " CANNOT LOAD", true), r.path.value_or(""),
+              fmt::format(" [{}]{}", resolve::step_name(r.found_by), kind)};
     }
-    const std::string where = r.assumed ? r.windows_path.value_or("") + " (assumed)" : r.path.value_or("");
     const auto version = module.resolution.image ? module.resolution.image->file_version : std::nullopt;
-    return fmt::format("{}{} {} [{}]{}", module.name, version ? " " + version->to_string() : std::string(), where,
-                       resolve::step_name(r.found_by), kind);
+    return {module.name + (version ? " " + version->to_string() : std::string()),
+            r.assumed ? r.windows_path.value_or("") + " (assumed)" : r.path.value_or(""),
+            fmt::format(" [{}]{}", resolve::step_name(r.found_by), kind)};
   }
 
   std::string& out_;
@@ -328,26 +389,6 @@ std::string verdict(const ReportInput& input) {
   return fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request);
 }
 
-// Words to lines of at most `width` columns, later lines indented; long words (paths) stay whole.
-std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    start = end + 1;
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = indent;
-    }
-    line += (line.empty() || line == indent ? "" : " ") + word;
-  }
-  return out + line;
-}
-
-constexpr std::size_t kTextWidth = 80;
-
 }  // namespace
 
 void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style) {
@@ -365,7 +406,7 @@ void append_closure_text(std::string& out, const ReportInput& input, const TextS
     out += fmt::format("{} [{}] {}\n", shown_label, finding.id, mode ? mode->id + ": " + mode->title : std::string());
     out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
     if (!finding.fix.empty()) out += "  fix:\n";
-    for (const std::string& fix_line : finding.fix) out += "    " + fix_line + "\n";
+    for (const std::string& fix_line : finding.fix) out += fix_text(fix_line);
     out += '\n';
   }
   TreeWriter tree(out, closure, style);
@@ -378,8 +419,8 @@ void append_closure_text(std::string& out, const ReportInput& input, const TextS
     }
   }
   if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
-  for (const auto& note : input.environment->notes) out += "note: " + note + "\n";
-  for (const auto& note : closure.notes) out += "note: " + note + "\n";
+  for (const auto& note : input.environment->notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
+  for (const auto& note : closure.notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
 }
 
 std::string closure_to_markdown(const ReportInput& input) {
