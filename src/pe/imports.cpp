@@ -97,8 +97,15 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
     }
     ImportedDll dll;
     dll.dll = std::move(*name);
-    // Some linkers leave the lookup table empty; before binding, the IAT holds the same entries.
-    const std::uint32_t thunks_rva = (lookup_rva != 0 && view.at_rva(lookup_rva)) ? lookup_rva : iat_rva;
+    // Some linkers leave the lookup table out (RVA 0); before binding, the IAT holds the same entries, and
+    // it is the better guess too when the lookup table's RVA is damaged.
+    std::uint32_t thunks_rva = lookup_rva != 0 ? lookup_rva : iat_rva;
+    if (lookup_rva != 0 && !view.at_rva(lookup_rva)) {
+      image.warnings.push_back(
+          fmt::format("import directory: {}: lookup table RVA {} is outside every section; the IAT is read instead",
+                      dll.dll, hex(lookup_rva)));
+      thunks_rva = iat_rva;
+    }
     std::string problem;
     if (!read_thunks(view, pe32plus, thunks_rva, 0, limits, budget, dll.functions, problem)) {
       image.warnings.push_back(fmt::format("import directory: {}: {}", dll.dll, problem));

@@ -25,6 +25,7 @@ inline constexpr std::size_t kExport = 0;
 inline constexpr std::size_t kImport = 1;
 inline constexpr std::size_t kResource = 2;
 inline constexpr std::size_t kCertificate = 4;
+inline constexpr std::size_t kLoadConfig = 10;
 inline constexpr std::size_t kBoundImport = 11;
 inline constexpr std::size_t kDelayImport = 13;
 inline constexpr std::size_t kClr = 14;
@@ -65,5 +66,9 @@ void read_delay_imports(const PeView& view, const DataDirectory& directory, cons
 void read_bound_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
 void read_exports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
 void read_resources(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
+// The machine the image runs as: ARM64EC or ARM64X when the load config marks the header's AMD64 or ARM64
+// as such (load_config.cpp).
+std::uint16_t hybrid_machine(const PeView& view, const DataDirectory& directory, std::uint16_t header_machine,
+                             Image& image);
 
 }  // namespace dlldoctor::pe

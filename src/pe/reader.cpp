@@ -142,6 +142,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
                                          sections.back().raw_size});
   }
   const PeView view(file, *size_of_headers, std::move(sections));
+  image.machine = hybrid_machine(view, directories[dir::kLoadConfig], image.machine, image);
 
   if (parts.imports) {
     read_imports(view, directories[dir::kImport], limits, image);

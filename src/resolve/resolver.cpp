@@ -62,10 +62,13 @@ std::string_view verdict_name(Verdict verdict) {
 bool machine_fits(std::uint16_t process, std::uint16_t dll) {
   using namespace pe::machine;
   if (process == dll) return true;
-  // ARM64X files carry both ARM64 and ARM64EC code; ARM64EC processes run x64 code too.
+  // ARM64X files carry both ARM64 and ARM64EC code. An ARM64EC image's COFF header says AMD64, so an x64
+  // process maps it like any x64 DLL (on ARM64 Windows its code runs natively beside the emulated x64
+  // code; on x64 Windows nothing would run it, which no header check can tell): x64 and ARM64EC processes
+  // take the same DLLs.
   if (dll == kArm64X) return process == kArm64 || process == kArm64Ec || process == kAmd64;
-  if (process == kArm64Ec) return dll == kAmd64 || dll == kArm64Ec;
-  return false;
+  const bool x64_process = process == kAmd64 || process == kArm64Ec;
+  return x64_process && (dll == kAmd64 || dll == kArm64Ec);
 }
 
 bool has_path(std::string_view name) { return name.find_first_of("\\/") != std::string_view::npos; }

@@ -6,7 +6,9 @@
 // The generator has its own header navigation, so a misreading shared with src/pe cannot hide here.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -164,6 +166,20 @@ void check_fact(const std::string& key, const std::string& value, const Image& i
     bool found = false;
     for (const auto& b : image.bound_imports) found = found || b.dll == value;
     CHECK_MESSAGE(found, "no bound import of " << value);
+  } else if (key == "bound_timestamp") {
+    CHECK(!image.bound_imports.empty());
+    for (const auto& b : image.bound_imports) CHECK(fmt::format("{:#x}", b.timestamp) == value);
+  } else if (key == "bound_forwarder") {
+    bool found = false;
+    for (const auto& b : image.bound_imports) {
+      found = found || std::find(b.forwarder_dlls.begin(), b.forwarder_dlls.end(), value) != b.forwarder_dlls.end();
+    }
+    CHECK_MESSAGE(found, "no bound import forwards to " << value);
+  } else if (key == "first_import") {
+    REQUIRE(!image.imports.empty());
+    REQUIRE(!image.imports[0].functions.empty());
+    const auto& f = image.imports[0].functions[0];
+    CHECK(image.imports[0].dll + "!" + (f.name ? *f.name : "#" + std::to_string(f.ordinal.value_or(0))) == value);
   } else if (key == "forwarder") {
     bool found = false;
     if (image.exports) {

@@ -11,6 +11,7 @@ struct ProcessResult {
   int exit_code = -1;
   std::string out;
   std::string err;
+  long max_rss_kb = 0;  // the child's peak resident set (getrusage's ru_maxrss, from wait4)
 };
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},

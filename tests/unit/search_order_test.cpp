@@ -152,4 +152,13 @@ TEST_CASE("machines that fit a process") {
   CHECK_FALSE(resolve::machine_fits(kAmd64, kArm64));
   CHECK(resolve::machine_fits(kArm64, kArm64X));
   CHECK(resolve::machine_fits(kArm64Ec, kAmd64));
+  // Hybrid DLLs (the reader names them from the load config) in x64 processes: ARM64EC is x64 to the
+  // loader, ARM64X has an x64-compatible view; in ARM64 processes only ARM64X fits, in x86 neither.
+  CHECK(resolve::machine_fits(kAmd64, kArm64Ec));
+  CHECK(resolve::machine_fits(kAmd64, kArm64X));
+  CHECK(resolve::machine_fits(kArm64Ec, kArm64X));
+  CHECK_FALSE(resolve::machine_fits(kArm64, kArm64Ec));
+  CHECK_FALSE(resolve::machine_fits(kI386, kArm64Ec));
+  CHECK_FALSE(resolve::machine_fits(kI386, kArm64X));
+  CHECK_FALSE(resolve::machine_fits(kArm64Ec, kArm64));
 }

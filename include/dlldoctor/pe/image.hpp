@@ -77,6 +77,8 @@ struct SectionInfo {
 
 struct Image {
   Format format = Format::Pe32;
+  // As the loader treats it: ARM64EC or ARM64X when the load config's CHPE metadata marks the COFF header's
+  // AMD64 or ARM64 as hybrid, otherwise the header's Machine.
   std::uint16_t machine = 0;
   bool is_dll = false;
   std::uint16_t characteristics = 0;
