@@ -178,10 +178,12 @@ Json scan_to_json(const ScanInput& input) {
               {"entries", result.entries},
               {"copies", result.files.size()},
               {"unreadable_folders", result.unreadable_folders},
+              {"unreadable_files", result.unreadable_files},
               {"vanished", result.vanished},
               {"invalid_names", result.invalid_names.size()}}},
             {"missing_roots", result.missing_roots},
             {"unreadable_examples", result.unreadable_examples},
+            {"unreadable_file_examples", result.unreadable_file_examples},
             {"invalid_names", result.invalid_names},
             {"families", std::move(families)},
             {"mixed_folders", std::move(mixed)},
@@ -238,6 +240,10 @@ std::string scan_to_text(const ScanInput& input, bool color) {
   if (result.unreadable_folders) {
     fmt::format_to(it, "\n{} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
                    result.unreadable_examples.empty() ? "" : result.unreadable_examples.front());
+  }
+  if (result.unreadable_files) {
+    fmt::format_to(it, "{} files could not be read (no permission, or locked), e.g. {}\n", result.unreadable_files,
+                   result.unreadable_file_examples.front());
   }
   if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
   for (const auto& name : result.invalid_names) fmt::format_to(it, "name that is not UTF-8: {}\n", name);

@@ -31,12 +31,13 @@ void consider(const std::string& folder, const char* name, const ScanOptions& op
   file.name = name;
   file.key = key->first;
   file.backup = key->second;
-  read_candidate(file);
-  if (file.error.rfind("cannot open", 0) == 0) {
-    ++counters.vanished;  // listed a moment ago, gone (or locked) now
-    return;
+  switch (read_candidate(file)) {
+    case CandidateRead::Read: files.push_back(std::move(file)); break;
+    case CandidateRead::Vanished:  // listed a moment ago, gone now
+      ++counters.vanished;
+      break;
+    case CandidateRead::Denied: counters.unreadable_files.push_back(std::move(file.path)); break;
   }
-  files.push_back(std::move(file));
 }
 
 }  // namespace

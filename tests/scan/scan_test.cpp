@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,6 +50,8 @@ fs::path build_tree() {
   fs::create_directories(root / "locked");
   place("x64/cudnn64_9.dll", root / "locked/cudnn64_9.dll");
   fs::permissions(root / "locked", fs::perms::none);
+  place("x64/cudnn_adv64_9.dll", root / "private/cudnn_adv64_9.dll");
+  fs::permissions(root / "private/cudnn_adv64_9.dll", fs::perms::none);  // listed, but not for reading
   const std::string bad_name = "bad\xff\xfe";
   place("x64/cudnn_graph64_9.dll", root / bad_name / "cudnn_graph64_9.dll");
   // The scan may run as an unprivileged user (below), who must be able to reach everything else.
@@ -69,6 +72,13 @@ dlldoctor::test::ProcessResult scan(std::vector<std::string> args) {
   argv.push_back(kDlldoctor);
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
+}
+
+// The JSON of a scan with the one field that changes between runs taken out.
+std::string without_time(std::string text) {
+  const auto at = text.find("\"generated_at\"");
+  REQUIRE(at != std::string::npos);
+  return text.erase(at, text.find('\n', at) - at);
 }
 
 const json* group(const json& report, const std::string& name) {
@@ -165,4 +175,51 @@ TEST_CASE("scan text output, and bad roots") {
   const auto missing = scan({"--scan", (root / "no-such-folder").string()});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no such folder") != std::string::npos);
+}
+
+TEST_CASE("scan JSON: two scans of the tree print the same bytes apart from generated_at") {
+  const fs::path root = build_tree();
+  const auto first = scan({"--scan", root.string(), "--all-dlls", "--format", "json"});
+  const auto second = scan({"--scan", root.string(), "--all-dlls", "--format", "json"});
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(without_time(first.out) == without_time(second.out));
+}
+
+TEST_CASE("scan names the first unreadable folders in sorted order, whatever order the workers met them") {
+  const fs::path root = kWork / "many-locked";
+  fs::remove_all(root);
+  std::vector<std::string> locked;
+  for (int i = 0; i < 30; ++i) {
+    const fs::path folder = root / ("locked-" + std::to_string(100 + i)) / "inner";
+    fs::create_directories(folder);
+    fs::permissions(folder.parent_path(), fs::perms::none);
+    locked.push_back(folder.parent_path().string());
+  }
+  fs::permissions(root, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  std::sort(locked.begin(), locked.end());
+  locked.resize(20);
+  const auto first = scan({"--scan", root.string(), "--format", "json"});
+  const auto second = scan({"--scan", root.string(), "--format", "json"});
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(without_time(first.out) == without_time(second.out));
+  const json report = json::parse(first.out);
+  CHECK(report["counts"]["unreadable_folders"] == 30);
+  CHECK(report["unreadable_examples"] == json(locked));
+}
+
+TEST_CASE("scan counts a file it may not read apart from one that vanished") {
+  const fs::path root = build_tree();
+  const auto result = scan({"--scan", root.string(), "--format", "json"});
+  REQUIRE(result.exit_code == 0);
+  const json report = json::parse(result.out);
+  CHECK(report["counts"]["unreadable_files"] == 1);
+  CHECK(report["counts"]["vanished"] == 0);
+  CHECK(report["unreadable_file_examples"] == json({(root / "private/cudnn_adv64_9.dll").string()}));
+  CHECK_FALSE(group(report, "cudnn_adv64_9.dll"));
+  const auto text = scan({"--scan", root.string()});
+  CHECK(text.out.find("1 files could not be read (no permission, or locked), e.g. " +
+                      (root / "private/cudnn_adv64_9.dll").string()) != std::string::npos);
+  CHECK(text.out.find("vanished") == std::string::npos);
 }
