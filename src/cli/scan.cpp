@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -51,10 +52,12 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   for (const auto& family : rules.families) options.names.insert(family.members.begin(), family.members.end());
   const bool terminal = is_terminal(stderr);
   if (terminal) {
-    options.progress = [](std::uint64_t folders, std::uint64_t entries, std::uint64_t copies) {
-      std::fprintf(stderr, "\rscanning: %llu folders, %llu entries, %llu copies   ",
+    const auto started = std::chrono::steady_clock::now();
+    options.progress = [started](std::uint64_t folders, std::uint64_t entries, std::uint64_t copies) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::fprintf(stderr, "\rscanning: %llu folders, %llu entries, %llu copies, %.0f entries/s ",
                    static_cast<unsigned long long>(folders), static_cast<unsigned long long>(entries),
-                   static_cast<unsigned long long>(copies));
+                   static_cast<unsigned long long>(copies), seconds > 0 ? static_cast<double>(entries) / seconds : 0.0);
     };
   }
   env::HostFileSystem files;
@@ -68,7 +71,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
     environment = std::move(built).value();
   }
   const scan::ScanResult result = scan::scan(options);
-  if (terminal) std::fprintf(stderr, "\r%60s\r", "");
+  if (terminal) std::fprintf(stderr, "\r%79s\r", "");  // the progress line fits in 80 columns
   if (result.missing_roots.size() == options.roots.size()) {
     for (const auto& root : result.missing_roots) std::fprintf(stderr, "dlldoctor: %s: no such folder\n", root.c_str());
     return kExitFailure;

@@ -223,3 +223,22 @@ TEST_CASE("scan counts a file it may not read apart from one that vanished") {
                       (root / "private/cudnn_adv64_9.dll").string()) != std::string::npos);
   CHECK(text.out.find("vanished") == std::string::npos);
 }
+
+TEST_CASE("scan progress: a line with the rate on a terminal, nothing when stderr is not one") {
+  const fs::path root = build_tree();
+  const auto piped = scan({"--scan", root.string()});
+  REQUIRE(piped.exit_code == 0);
+  CHECK(piped.err.empty());
+  // script(1) runs the command on a pseudo-terminal and copies what it prints; stdout goes elsewhere.
+  const std::string command = "'" + kDlldoctor + "' --scan '" + root.string() + "' -o /dev/null";
+  const auto terminal = run_process({"script", "-qec", command, "/dev/null"});
+  INFO(terminal.out << terminal.err);
+  REQUIRE(terminal.exit_code == 0);
+  const auto line = terminal.out.find("scanning: ");
+  REQUIRE(line != std::string::npos);
+  const std::string progress = terminal.out.substr(line, terminal.out.find('\r', line) - line);
+  CHECK(progress.find(" folders, ") != std::string::npos);
+  CHECK(progress.find(" entries, ") != std::string::npos);
+  CHECK(progress.find(" copies, ") != std::string::npos);
+  CHECK(progress.find(" entries/s") != std::string::npos);
+}
