@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "dlldoctor/report/markdown.hpp"
+
 namespace dlldoctor::report {
 namespace {
 
@@ -113,6 +115,17 @@ Summary summarize(const ScanInput& input) {
   return summary;
 }
 
+// Whether a process in the environment given would load this copy.
+const char* search_status(const ScanSearch& search, const ScannedFile& f) {
+  auto chosen = search.chosen.find(f.key);
+  if (chosen != search.chosen.end() && chosen->second == f.path) return "loads";
+  auto shadowed = search.shadowed.find(f.key);
+  const bool is_shadowed =
+      shadowed != search.shadowed.end() &&
+      std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
+  return is_shadowed ? "shadowed" : "not on the search path";
+}
+
 Json copy_json(const ScanInput& input, const ScannedFile& f) {
   Json j = {{"path", f.path}};
   if (input.windows_path) {
@@ -124,15 +137,7 @@ Json copy_json(const ScanInput& input, const ScannedFile& f) {
   j["size"] = f.size;
   j["backup"] = f.backup;
   j["error"] = f.error.empty() ? Json(nullptr) : Json(f.error);
-  if (input.search) {
-    auto chosen = input.search->chosen.find(f.key);
-    auto shadowed = input.search->shadowed.find(f.key);
-    const bool is_chosen = chosen != input.search->chosen.end() && chosen->second == f.path;
-    const bool is_shadowed =
-        shadowed != input.search->shadowed.end() &&
-        std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
-    j["search"] = is_chosen ? "loads" : is_shadowed ? "shadowed" : "not on the search path";
-  }
+  if (input.search) j["search"] = search_status(*input.search, f);
   return j;
 }
 
@@ -215,16 +220,8 @@ std::string scan_to_text(const ScanInput& input, bool color) {
     fmt::format_to(it, "\n{}{}\n", group.copies.front()->name,
                    group.family ? " (" + group.family->name + ")" : std::string());
     for (const auto* copy : group.copies) {
-      std::string search;
-      if (input.search) {
-        auto chosen = input.search->chosen.find(group.key);
-        if (chosen != input.search->chosen.end() && chosen->second == copy->path) search = "  <- loads";
-        auto shadowed = input.search->shadowed.find(group.key);
-        if (shadowed != input.search->shadowed.end() &&
-            std::find(shadowed->second.begin(), shadowed->second.end(), copy->path) != shadowed->second.end()) {
-          search = "  (shadowed)";
-        }
-      }
+      const std::string_view status = input.search ? search_status(*input.search, *copy) : "";
+      const std::string search = status == "loads" ? "  <- loads" : status == "shadowed" ? "  (shadowed)" : "";
       fmt::format_to(it, "  {:<14} {:<6} {:>12}  {}{}{}\n", version_text(*copy),
                      copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path,
                      copy->error.empty() ? "" : "  [" + copy->error + "]", search);
@@ -253,25 +250,55 @@ std::string scan_to_text(const ScanInput& input, bool color) {
 std::string scan_to_markdown(const ScanInput& input) {
   const Summary summary = summarize(input);
   const auto& result = *input.result;
+  // Inside a `code span`, in a paragraph or a table cell: readable UTF-8, no '|' that ends the cell.
+  auto code = [](const std::string& path) { return "`" + markdown_cell(scan::printable(path)) + "`"; };
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "## dlldoctor scan\n\nScanned {} folders ({} entries) under `{}`: {} copies of {} DLL names.\n\n",
-                 result.folders, result.entries, fmt::join(input.options->roots, "`, `"), result.files.size(),
-                 summary.groups.size());
+  std::string roots;
+  for (const auto& root : input.options->roots) roots += (roots.empty() ? "" : ", ") + code(root);
+  fmt::format_to(it, "## dlldoctor scan\n\nScanned {} folders ({} entries) under {}: {} copies of {} DLL names.\n\n",
+                 result.folders, result.entries, roots, result.files.size(), summary.groups.size());
   for (const auto& f : summary.families) {
     fmt::format_to(it, "- **{}**: {}{}\n", f.family->name, fmt::join(f.versions, ", "),
                    f.versions.size() > 1 ? " — more than one version on this disk" : "");
   }
-  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "- :warning: `{}` mixes {}\n", m.folder, m.what);
-  for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy `{}` ({})\n", b->path, version_text(*b));
-  out += "\n| DLL | version | machine | size | path |\n| --- | --- | --- | ---: | --- |\n";
+  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "- :warning: {} mixes {}\n", code(m.folder), m.what);
+  for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy {} ({})\n", code(b->path), version_text(*b));
+  if (input.search) fmt::format_to(it, "- search: {}\n", input.search->description);
+  out += input.search ? "\n| DLL | version | machine | size | path | search |\n| --- | --- | --- | ---: | --- | --- |\n"
+                      : "\n| DLL | version | machine | size | path |\n| --- | --- | --- | ---: | --- |\n";
   for (const auto& group : summary.groups) {
     for (const auto* copy : group.copies) {
-      fmt::format_to(it, "| {} | {} | {} | {} | `{}` |\n", group.key, version_text(*copy),
-                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path);
+      std::string where = code(copy->path);
+      if (!copy->error.empty()) where += " (" + markdown_cell(copy->error) + ")";
+      if (input.search) where += std::string(" | ") + search_status(*input.search, *copy);
+      fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", markdown_cell(group.key), version_text(*copy),
+                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, where);
     }
   }
-  if (result.unreadable_folders) fmt::format_to(it, "\n{} folders could not be read.\n", result.unreadable_folders);
+  bool identical_heading = false;
+  for (const auto& group : summary.groups) {
+    for (const auto& same : group.identical) {
+      if (!identical_heading) out += "\nIdentical copies (hard links, or the same build):\n\n";
+      identical_heading = true;
+      std::string paths;
+      for (const auto* copy : same) paths += (paths.empty() ? "" : ", ") + code(copy->path);
+      fmt::format_to(it, "- {} {} ({} bytes): {}\n", group.key, version_text(*same.front()), same.front()->size, paths);
+    }
+  }
+  out += "\n";
+  for (const auto& root : result.missing_roots) fmt::format_to(it, "- :warning: {}: no such folder\n", code(root));
+  if (result.unreadable_folders) {
+    fmt::format_to(it, "- {} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
+                   code(result.unreadable_examples.front()));
+  }
+  if (result.unreadable_files) {
+    fmt::format_to(it, "- {} files could not be read (no permission, or locked), e.g. {}\n", result.unreadable_files,
+                   code(result.unreadable_file_examples.front()));
+  }
+  if (result.vanished) fmt::format_to(it, "- {} files or folders vanished during the scan\n", result.vanished);
+  for (const auto& name : result.invalid_names) fmt::format_to(it, "- name that is not UTF-8: {}\n", code(name));
+  fmt::format_to(it, "\n<sub>dlldoctor {}</sub>\n", input.tool_version);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/run_process.hpp"
 
@@ -40,7 +41,8 @@ fs::path build_tree() {
   fs::create_directories(root / "hardlinked");
   fs::create_hard_link(root / "tools/cudnn-9.1/bin/cudnn_ops64_9.dll", root / "hardlinked/cudnn_ops64_9.dll");
   place("x64/zlibwapi.dll", root / "tools/zlib/zlibwapi.dll");
-  place("x64/marker.dll", root / "other/marker.dll");  // not a family member: only with --all-dlls
+  place("x64/zlibwapi.dll", root / "pipe|dir/zlibwapi.dll");  // a '|' must not break a Markdown table
+  place("x64/marker.dll", root / "other/marker.dll");         // not a family member: only with --all-dlls
   fs::create_directories(root / "quarantine");
   std::ofstream(root / "quarantine/cudnn_cnn64_9.dll") << "";  // what an antivirus leaves
   std::ofstream(root / "notes.txt") << "not a DLL";
@@ -241,4 +243,66 @@ TEST_CASE("scan progress: a line with the rate on a terminal, nothing when stder
   CHECK(progress.find(" entries, ") != std::string::npos);
   CHECK(progress.find(" copies, ") != std::string::npos);
   CHECK(progress.find(" entries/s") != std::string::npos);
+}
+
+TEST_CASE("scan Markdown: every copy in a table that holds, identical copies, search, what was skipped") {
+  const fs::path root = build_tree();
+  const auto md = scan({"--scan", root.string(), "--format", "markdown", "--path",
+                        (root / "CUDA/v12.4/bin").string() + ";" + (root / "tools/cudnn-9.1/bin").string()});
+  INFO(md.out);
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.rfind("## dlldoctor scan\n", 0) == 0);
+  CHECK_NOTHROW(json(md.out).dump());  // valid UTF-8 throughout, though a folder name is not
+  CHECK(md.out.find("`" + root.string() + "/bad\\xff\\xfe/cudnn_graph64_9.dll`") != std::string::npos);
+  CHECK(md.out.find("| DLL | version | machine | size | path | search |") != std::string::npos);
+  // Every row of the table has its six cells, a '|' in a folder name included.
+  std::size_t rows = 0;
+  std::istringstream lines(md.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    ++rows;
+    std::size_t bars = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    CHECK_MESSAGE(bars == 7, line);
+  }
+  CHECK(rows == 2 + 11);  // heading, rule, one row per copy
+  CHECK(md.out.find("`" + root.string() + "/pipe\\|dir/zlibwapi.dll`") != std::string::npos);
+  CHECK(md.out.find("/CUDA/v12.4/bin/cudnn64_9.dll` | loads |") != std::string::npos);
+  CHECK(md.out.find("/tools/cudnn-9.1/bin/cudnn64_9.dll` | shadowed |") != std::string::npos);
+  CHECK(md.out.find("- cudnn64_9.dll 9.1.0.70 (") != std::string::npos);
+  CHECK(md.out.find("- cudnn_ops64_9.dll 9.1.0.70 (") != std::string::npos);
+  CHECK(md.out.find("- :warning: `" + root.string() + "/CUDA/v12.4/bin` mixes cuDNN 9 and cuDNN 8") !=
+        std::string::npos);
+  CHECK(md.out.find("- 1 folders could not be read (skipped), e.g. `" + (root / "locked").string() + "`") !=
+        std::string::npos);
+  CHECK(md.out.find("- 1 files could not be read") != std::string::npos);
+  CHECK(md.out.find("- name that is not UTF-8: `" + root.string() + "/bad\\xff\\xfe`") != std::string::npos);
+  CHECK(md.out.find("the file is empty") != std::string::npos);
+}
+
+TEST_CASE("scan -o FILE writes the report there and nothing to stdout; a file it cannot write exits 2") {
+  const fs::path root = build_tree();
+  const fs::path out = kWork / "out";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::all);  // the scan runs as nobody
+  const auto written = scan({"--scan", root.string(), "--format", "json", "-o", (out / "scan.json").string()});
+  REQUIRE(written.exit_code == 0);
+  CHECK(written.out.empty());
+  std::ifstream file(out / "scan.json", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const json report = json::parse(text);
+  CHECK(report["schema"] == "dlldoctor.scan/1");
+  CHECK(group(report, "cudnn64_9.dll"));
+  // The same bytes as on stdout, apart from the time.
+  CHECK(without_time(text) == without_time(scan({"--scan", root.string(), "--format", "json"}).out));
+
+  const auto markdown = scan({"--scan", root.string(), "--format", "markdown", "-o", (out / "scan.md").string()});
+  REQUIRE(markdown.exit_code == 0);
+  CHECK(markdown.out.empty());
+  CHECK(fs::file_size(out / "scan.md") > 0);
+
+  const auto refused = scan({"--scan", root.string(), "-o", (kWork / "no-such-folder/scan.txt").string()});
+  CHECK(refused.exit_code == 2);
+  CHECK_FALSE(refused.err.empty());
 }
