@@ -97,7 +97,10 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
     const bool to_terminal = command.output.empty() && is_terminal(stdout);
     text = report::scan_to_text(input, to_terminal && !command.no_color && std::getenv("NO_COLOR") == nullptr);
   }
-  return write_output(text, command.output);
+  const int written = write_output(text, command.output);
+  // The main command's contract: 1 when there is a finding of error severity, 2 when it could not run.
+  if (written != kExitOk) return written;
+  return report::scan_errors(input) > 0 ? kExitFindings : kExitOk;
 }
 
 }  // namespace dlldoctor::cli

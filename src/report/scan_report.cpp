@@ -30,7 +30,9 @@ struct Summary {
   };
   struct MixedFolder {
     std::string folder;
-    std::string what;  // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+    std::string what;     // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+    std::string finding;  // the id in rules/findings.toml the main command reports this under
+    rules::Severity severity;
   };
   struct FamilyVersions {
     const rules::Family* family;
@@ -41,6 +43,12 @@ struct Summary {
   std::vector<MixedFolder> mixed_folders;
   std::vector<const ScannedFile*> backups;
 };
+
+// The severity rules/findings.toml gives a finding; `otherwise` for rule folders that do not define it.
+rules::Severity severity_of(const rules::RuleData& rules, const std::string& id, rules::Severity otherwise) {
+  const rules::FindingRule* rule = rules.finding(id);
+  return rule ? rule->severity : otherwise;
+}
 
 Summary summarize(const ScanInput& input) {
   Summary summary;
@@ -102,14 +110,20 @@ Summary summarize(const ScanInput& input) {
       if (family->same_version && versions.size() > 1) {
         std::string list;
         for (const auto& v : versions) list += (list.empty() ? "" : " and ") + v;
-        summary.mixed_folders.push_back({folder, fmt::format("{} versions {}", family->name, list)});
+        // Any program that loads this folder's copies gets members of two releases: the main command's
+        // mixed-family-versions.
+        summary.mixed_folders.push_back({folder, fmt::format("{} versions {}", family->name, list),
+                                         "mixed-family-versions",
+                                         severity_of(*input.rules, "mixed-family-versions", rules::Severity::Error)});
       }
     }
     for (const auto& [kind, list] : kinds) {
       if (kind != "cudnn" || list.size() < 2) continue;
       std::string names;
       for (const auto* f : list) names += (names.empty() ? "" : " and ") + f->name;
-      summary.mixed_folders.push_back({folder, names});
+      summary.mixed_folders.push_back(
+          {folder, names, "mixed-generations-folder",
+           severity_of(*input.rules, "mixed-generations-folder", rules::Severity::Warning)});
     }
   }
   return summary;
@@ -143,6 +157,13 @@ Json copy_json(const ScanInput& input, const ScannedFile& f) {
 
 }  // namespace
 
+std::size_t scan_errors(const ScanInput& input) {
+  const Summary summary = summarize(input);
+  return static_cast<std::size_t>(
+      std::count_if(summary.mixed_folders.begin(), summary.mixed_folders.end(),
+                    [](const Summary::MixedFolder& m) { return m.severity == rules::Severity::Error; }));
+}
+
 Json scan_to_json(const ScanInput& input) {
   const Summary summary = summarize(input);
   const auto& result = *input.result;
@@ -170,7 +191,12 @@ Json scan_to_json(const ScanInput& input) {
                         {"multiple_versions", f.versions.size() > 1}});
   }
   Json mixed = Json::array();
-  for (const auto& m : summary.mixed_folders) mixed.push_back({{"folder", m.folder}, {"mixes", m.what}});
+  for (const auto& m : summary.mixed_folders) {
+    mixed.push_back({{"folder", m.folder},
+                     {"mixes", m.what},
+                     {"finding", m.finding},
+                     {"severity", rules::severity_name(m.severity)}});
+  }
   Json backups = Json::array();
   for (const auto* b : summary.backups) backups.push_back(b->path);
   Json j = {{"schema", kScanSchema},
@@ -202,6 +228,7 @@ std::string scan_to_text(const ScanInput& input, bool color) {
   const Summary summary = summarize(input);
   const auto& result = *input.result;
   auto warn = [&](const std::string& text) { return color ? "\x1b[33m" + text + "\x1b[0m" : text; };
+  auto red = [&](const std::string& text) { return color ? "\x1b[31m" + text + "\x1b[0m" : text; };
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "Scanned {} folders ({} entries): {} copies of {} DLL names.\n", result.folders, result.entries,
@@ -212,8 +239,10 @@ std::string scan_to_text(const ScanInput& input, bool color) {
     fmt::format_to(it, "{}: {}{}\n", f.family->name, versions,
                    f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
   }
-  for (const auto& m : summary.mixed_folders)
-    fmt::format_to(it, "{} {} mixes {}\n", warn("warning:"), m.folder, m.what);
+  for (const auto& m : summary.mixed_folders) {
+    const bool error = m.severity == rules::Severity::Error;
+    fmt::format_to(it, "{} {} mixes {}\n", error ? red("error:") : warn("warning:"), m.folder, m.what);
+  }
   for (const auto* b : summary.backups) fmt::format_to(it, "backup copy: {} ({})\n", b->path, version_text(*b));
   if (input.search) fmt::format_to(it, "search: {}\n", input.search->description);
   for (const auto& group : summary.groups) {
@@ -262,7 +291,10 @@ std::string scan_to_markdown(const ScanInput& input) {
     fmt::format_to(it, "- **{}**: {}{}\n", f.family->name, fmt::join(f.versions, ", "),
                    f.versions.size() > 1 ? " — more than one version on this disk" : "");
   }
-  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "- :warning: {} mixes {}\n", code(m.folder), m.what);
+  for (const auto& m : summary.mixed_folders) {
+    fmt::format_to(it, "- {} {} mixes {}\n",
+                   m.severity == rules::Severity::Error ? ":x: **error**" : ":warning:", code(m.folder), m.what);
+  }
   for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy {} ({})\n", code(b->path), version_text(*b));
   if (input.search) fmt::format_to(it, "- search: {}\n", input.search->description);
   out += input.search ? "\n| DLL | version | machine | size | path | search |\n| --- | --- | --- | ---: | --- | --- |\n"

@@ -306,3 +306,30 @@ TEST_CASE("scan -o FILE writes the report there and nothing to stdout; a file it
   CHECK(refused.exit_code == 2);
   CHECK_FALSE(refused.err.empty());
 }
+
+TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit status 1") {
+  const fs::path root = kWork / "mixed9";
+  fs::remove_all(root);
+  place("x64/cudnn-9.0/cudnn64_9.dll", root / "app/bin/cudnn64_9.dll");
+  place("x64/cudnn_ops64_9.dll", root / "app/bin/cudnn_ops64_9.dll");  // 9.1.0.70
+  place("x64/cudnn64_9.dll", root / "app/bin/cudnn64_9.dll.bak");      // a backup does not count
+  place("x64/cudnn64_9.dll", root / "good/bin/cudnn64_9.dll");
+  place("x64/cudnn_ops64_9.dll", root / "good/bin/cudnn_ops64_9.dll");
+  const auto result = scan({"--scan", root.string(), "--format", "json"});
+  CHECK(result.exit_code == 1);
+  const json report = json::parse(result.out);
+  REQUIRE(report["mixed_folders"].size() == 1);
+  CHECK(report["mixed_folders"][0] == json({{"folder", (root / "app/bin").string()},
+                                            {"mixes", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"},
+                                            {"finding", "mixed-family-versions"},
+                                            {"severity", "error"}}));
+  const auto text = scan({"--scan", root.string()});
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("error: " + (root / "app/bin").string() + " mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70") !=
+        std::string::npos);
+  // Only the folder that mixes them: the same two releases in two folders are not an error.
+  fs::remove(root / "app/bin/cudnn_ops64_9.dll");
+  const auto apart = scan({"--scan", root.string(), "--format", "json"});
+  CHECK(apart.exit_code == 0);
+  CHECK(json::parse(apart.out)["mixed_folders"].empty());
+}
