@@ -67,13 +67,23 @@ fs::path build_tree() {
   return root;
 }
 
+// Every JSON scan printed by this run, for the schema check at the end.
+std::vector<fs::path> g_json_outputs;
+
 // Root reads every folder whatever its mode; the scan runs as "nobody" then, so a locked folder is one.
 dlldoctor::test::ProcessResult scan(std::vector<std::string> args) {
   std::vector<std::string> argv;
   if (geteuid() == 0) argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   argv.push_back(kDlldoctor);
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
+  auto result = run_process(argv);
+  const auto format = std::find(args.begin(), args.end(), "--format");
+  if (format != args.end() && format + 1 != args.end() && format[1] == "json" && !result.out.empty()) {
+    fs::create_directories(kWork / "json");
+    g_json_outputs.push_back(kWork / "json" / (std::to_string(g_json_outputs.size()) + ".json"));
+    std::ofstream(g_json_outputs.back(), std::ios::binary) << result.out;
+  }
+  return result;
 }
 
 // The JSON of a scan with the one field that changes between runs taken out.
@@ -296,6 +306,7 @@ TEST_CASE("scan -o FILE writes the report there and nothing to stdout; a file it
   CHECK(group(report, "cudnn64_9.dll"));
   // The same bytes as on stdout, apart from the time.
   CHECK(without_time(text) == without_time(scan({"--scan", root.string(), "--format", "json"}).out));
+  g_json_outputs.push_back(out / "scan.json");
 
   const auto markdown = scan({"--scan", root.string(), "--format", "markdown", "-o", (out / "scan.md").string()});
   REQUIRE(markdown.exit_code == 0);
@@ -332,4 +343,16 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
   const auto apart = scan({"--scan", root.string(), "--format", "json"});
   CHECK(apart.exit_code == 0);
   CHECK(json::parse(apart.out)["mixed_folders"].empty());
+}
+
+// Runs after the other cases (doctest keeps file order): every JSON scan they printed must match the schema
+// published in docs/, checked by an independent validator (python3-jsonschema).
+TEST_CASE("scan JSON: every scan printed above validates against docs/scan-schema.json") {
+  REQUIRE_MESSAGE(g_json_outputs.size() >= 8, "run the whole scan_tests binary");
+  std::vector<std::string> argv{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, DLLDOCTOR_SCAN_SCHEMA};
+  for (const auto& path : g_json_outputs) argv.push_back(path.string());
+  const auto result = run_process(argv);
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.find(std::to_string(g_json_outputs.size()) + " passed, 0 failed") != std::string::npos);
 }
