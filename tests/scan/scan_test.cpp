@@ -1,6 +1,8 @@
-// `dlldoctor --scan` through the real CLI on a tree built here from the fixtures: grouping, identical and
-// hard-linked copies, backups, folders that mix generations, links that loop, folders it cannot read,
-// names that are not UTF-8, and which copy a process would load.
+// `dlldoctor --scan` through the real CLI on trees built here from the fixtures: grouping, identical and
+// hard-linked copies, backups, folders that mix generations or releases, links that loop or lead out of
+// the tree, folders and files it cannot read, names that are not UTF-8, which copy a process would load;
+// the three formats, -o, the progress line, the exit status, byte-stable JSON that matches
+// docs/scan-schema.json, and a tree left as it was.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -343,6 +346,54 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
   const auto apart = scan({"--scan", root.string(), "--format", "json"});
   CHECK(apart.exit_code == 0);
   CHECK(json::parse(apart.out)["mixed_folders"].empty());
+}
+
+TEST_CASE("scan never follows a link out of the tree, and a dangling link is no copy") {
+  const fs::path root = kWork / "linked";
+  const fs::path outside = kWork / "outside";
+  fs::remove_all(root);
+  fs::remove_all(outside);
+  place("x64/cudnn64_8.dll", outside / "cudnn64_8.dll");
+  place("x64/cudnn64_9.dll", root / "bin/cudnn64_9.dll");
+  fs::create_directory_symlink(outside, root / "bin/elsewhere");
+  fs::create_symlink(root / "bin/gone.dll", root / "bin/cudnn_ops64_9.dll");  // points at nothing
+  const auto inside = scan({"--scan", root.string(), "--format", "json"});
+  REQUIRE(inside.exit_code == 0);
+  const json report = json::parse(inside.out);
+  CHECK(group(report, "cudnn64_9.dll"));
+  CHECK_FALSE(group(report, "cudnn64_8.dll"));
+  CHECK_FALSE(group(report, "cudnn_ops64_9.dll"));
+  CHECK(report["counts"]["copies"] == 1);
+  CHECK(report["counts"]["vanished"] == 0);
+  // The copy behind the link is found when its own folder is scanned.
+  CHECK(group(json::parse(scan({"--scan", outside.string(), "--format", "json"}).out), "cudnn64_8.dll"));
+}
+
+TEST_CASE("scan never writes inside the tree it scans") {
+  const fs::path root = build_tree();
+  // Every name with its type, size and modification time, folders included (a file created and removed
+  // again still changes its folder's time). lstat: links are looked at, not followed.
+  auto snapshot = [&] {
+    std::map<std::string, std::string> entries;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      struct stat info {};
+      REQUIRE(lstat(entry.path().c_str(), &info) == 0);
+      entries[entry.path().string()] = std::to_string(info.st_mode) + " " + std::to_string(info.st_size) + " " +
+                                       std::to_string(info.st_mtim.tv_sec) + "." +
+                                       std::to_string(info.st_mtim.tv_nsec) + " " +
+                                       std::to_string(info.st_ctim.tv_sec) + "." + std::to_string(info.st_ctim.tv_nsec);
+    }
+    return entries;
+  };
+  const auto before = snapshot();
+  REQUIRE(before.size() > 20);
+  // As the user running the tests (root here), who could write anywhere in the tree.
+  for (const char* format : {"text", "json", "markdown"}) {
+    CHECK(run_process({kDlldoctor, "--scan", root.string(), "--format", format, "--all-dlls"}).exit_code == 0);
+    CHECK(run_process({kDlldoctor, "--scan", root.string(), "--format", format, "-o", (kWork / "report").string()})
+              .exit_code == 0);
+  }
+  CHECK(snapshot() == before);
 }
 
 // Runs after the other cases (doctest keeps file order): every JSON scan they printed must match the schema
