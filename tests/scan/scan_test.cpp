@@ -341,6 +341,10 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
   CHECK(text.exit_code == 1);
   CHECK(text.out.find("error: " + (root / "app/bin").string() + " mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70") !=
         std::string::npos);
+  const auto markdown = scan({"--scan", root.string(), "--format", "markdown"});
+  CHECK(markdown.exit_code == 1);
+  CHECK(markdown.out.find("- :x: **error** `" + (root / "app/bin").string() +
+                          "` mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70") != std::string::npos);
   // Only the folder that mixes them: the same two releases in two folders are not an error.
   fs::remove(root / "app/bin/cudnn_ops64_9.dll");
   const auto apart = scan({"--scan", root.string(), "--format", "json"});
