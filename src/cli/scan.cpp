@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -51,10 +52,12 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   for (const auto& family : rules.families) options.names.insert(family.members.begin(), family.members.end());
   const bool terminal = is_terminal(stderr);
   if (terminal) {
-    options.progress = [](std::uint64_t folders, std::uint64_t entries, std::uint64_t copies) {
-      std::fprintf(stderr, "\rscanning: %llu folders, %llu entries, %llu copies   ",
+    const auto started = std::chrono::steady_clock::now();
+    options.progress = [started](std::uint64_t folders, std::uint64_t entries, std::uint64_t copies) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::fprintf(stderr, "\rscanning: %llu folders, %llu entries, %llu copies, %.0f entries/s ",
                    static_cast<unsigned long long>(folders), static_cast<unsigned long long>(entries),
-                   static_cast<unsigned long long>(copies));
+                   static_cast<unsigned long long>(copies), seconds > 0 ? static_cast<double>(entries) / seconds : 0.0);
     };
   }
   env::HostFileSystem files;
@@ -68,7 +71,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
     environment = std::move(built).value();
   }
   const scan::ScanResult result = scan::scan(options);
-  if (terminal) std::fprintf(stderr, "\r%60s\r", "");
+  if (terminal) std::fprintf(stderr, "\r%79s\r", "");  // the progress line fits in 80 columns
   if (result.missing_roots.size() == options.roots.size()) {
     for (const auto& root : result.missing_roots) std::fprintf(stderr, "dlldoctor: %s: no such folder\n", root.c_str());
     return kExitFailure;
@@ -93,7 +96,10 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   } else {
     text = report::scan_to_text(input, use_color(command.no_color, command.output));
   }
-  return write_output(text, command.output);
+  const int written = write_output(text, command.output);
+  // The main command's contract: 1 when there is a finding of error severity, 2 when it could not run.
+  if (written != kExitOk) return written;
+  return report::scan_errors(input) > 0 ? kExitFindings : kExitOk;
 }
 
 }  // namespace dlldoctor::cli

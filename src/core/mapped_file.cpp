@@ -29,10 +29,20 @@ std::string last_error_text() {
 }
 }  // namespace
 
-Result<MappedFile> MappedFile::open(const std::string& path) {
+Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failure) {
+  if (failure) *failure = OpenFailure::None;
   HANDLE file = CreateFileW(widen(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                             nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
-  if (file == INVALID_HANDLE_VALUE) return Error{"cannot open: " + last_error_text()};
+  if (file == INVALID_HANDLE_VALUE) {
+    const DWORD code = GetLastError();  // before FormatMessage can change it
+    if (failure) {
+      *failure = code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND ? OpenFailure::Missing
+                 : code == ERROR_ACCESS_DENIED || code == ERROR_SHARING_VIOLATION || code == ERROR_LOCK_VIOLATION
+                     ? OpenFailure::Denied
+                     : OpenFailure::Other;
+    }
+    return Error{"cannot open: " + last_error_text()};
+  }
   LARGE_INTEGER size{};
   if (!GetFileSizeEx(file, &size)) {
     CloseHandle(file);
@@ -82,9 +92,18 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 
 #else
 
-Result<MappedFile> MappedFile::open(const std::string& path) {
+Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failure) {
+  if (failure) *failure = OpenFailure::None;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{std::string("cannot open: ") + std::strerror(errno)};
+  if (fd < 0) {
+    const int code = errno;
+    if (failure) {
+      *failure = code == ENOENT || code == ENOTDIR ? OpenFailure::Missing
+                 : code == EACCES || code == EPERM ? OpenFailure::Denied
+                                                   : OpenFailure::Other;
+    }
+    return Error{std::string("cannot open: ") + std::strerror(code)};
+  }
   struct stat info {};
   if (fstat(fd, &info) != 0) {
     const int saved = errno;

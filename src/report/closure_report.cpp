@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "dlldoctor/report/markdown.hpp"
+
 namespace dlldoctor::report {
 namespace {
 
@@ -428,12 +430,6 @@ std::string closure_to_markdown(const ReportInput& input) {
   const env::Environment& environment = *input.environment;
   std::string out;
   auto it = std::back_inserter(out);
-  // Table cells must not break the row.
-  auto cell = [](std::string text) {
-    std::string escaped;
-    for (char c : text) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
-    return escaped;
-  };
   fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict(input));
   if (!input.findings->empty()) out += "### Findings\n\n";
   for (const rules::Finding& finding : *input.findings) {
@@ -449,14 +445,14 @@ std::string closure_to_markdown(const ReportInput& input) {
   out += "\n### Modules\n\n| DLL | version | path | found by | load |\n| --- | --- | --- | --- | --- |\n";
   for (const graph::Module& module : closure.modules) {
     const auto& r = module.resolution;
-    std::string where = "`" + cell(r.assumed ? r.windows_path.value_or("") : r.path.value_or("")) + "`";
+    std::string where = "`" + markdown_cell(r.assumed ? r.windows_path.value_or("") : r.path.value_or("")) + "`";
     if (r.assumed) where += " (assumed)";
     if (r.failure == resolve::Failure::NotFound && !r.api_set_host) where = "**not found**";
-    if (r.failure == resolve::Failure::BadImage) where = "**cannot load** `" + cell(r.path.value_or("")) + "`";
+    if (r.failure == resolve::Failure::BadImage) where = "**cannot load** `" + markdown_cell(r.path.value_or("")) + "`";
     if (r.api_set_host) where = "API set -> " + *r.api_set_host;
     const auto version = r.image && r.image->file_version ? r.image->file_version->to_string() : std::string("-");
     fmt::format_to(
-        it, "| {} | {} | {} | {} | {} |\n", cell(module.name), version, where,
+        it, "| {} | {} | {} | {} | {} |\n", markdown_cell(module.name), version, where,
         r.failure == resolve::Failure::NotFound && !r.api_set_host ? "-" : std::string(resolve::step_name(r.found_by)),
         module.is_root ? "program" : std::string(graph::load_kind_name(module.load)));
   }

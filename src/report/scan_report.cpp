@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "dlldoctor/report/markdown.hpp"
+
 namespace dlldoctor::report {
 namespace {
 
@@ -28,7 +30,9 @@ struct Summary {
   };
   struct MixedFolder {
     std::string folder;
-    std::string what;  // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+    std::string what;     // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+    std::string finding;  // the id in rules/findings.toml the main command reports this under
+    rules::Severity severity;
   };
   struct FamilyVersions {
     const rules::Family* family;
@@ -39,6 +43,12 @@ struct Summary {
   std::vector<MixedFolder> mixed_folders;
   std::vector<const ScannedFile*> backups;
 };
+
+// The severity rules/findings.toml gives a finding; `otherwise` for rule folders that do not define it.
+rules::Severity severity_of(const rules::RuleData& rules, const std::string& id, rules::Severity otherwise) {
+  const rules::FindingRule* rule = rules.finding(id);
+  return rule ? rule->severity : otherwise;
+}
 
 Summary summarize(const ScanInput& input) {
   Summary summary;
@@ -100,17 +110,34 @@ Summary summarize(const ScanInput& input) {
       if (family->same_version && versions.size() > 1) {
         std::string list;
         for (const auto& v : versions) list += (list.empty() ? "" : " and ") + v;
-        summary.mixed_folders.push_back({folder, fmt::format("{} versions {}", family->name, list)});
+        // Any program that loads this folder's copies gets members of two releases: the main command's
+        // mixed-family-versions.
+        summary.mixed_folders.push_back({folder, fmt::format("{} versions {}", family->name, list),
+                                         "mixed-family-versions",
+                                         severity_of(*input.rules, "mixed-family-versions", rules::Severity::Error)});
       }
     }
     for (const auto& [kind, list] : kinds) {
       if (kind != "cudnn" || list.size() < 2) continue;
       std::string names;
       for (const auto* f : list) names += (names.empty() ? "" : " and ") + f->name;
-      summary.mixed_folders.push_back({folder, names});
+      summary.mixed_folders.push_back(
+          {folder, names, "mixed-generations-folder",
+           severity_of(*input.rules, "mixed-generations-folder", rules::Severity::Warning)});
     }
   }
   return summary;
+}
+
+// Whether a process in the environment given would load this copy.
+const char* search_status(const ScanSearch& search, const ScannedFile& f) {
+  auto chosen = search.chosen.find(f.key);
+  if (chosen != search.chosen.end() && chosen->second == f.path) return "loads";
+  auto shadowed = search.shadowed.find(f.key);
+  const bool is_shadowed =
+      shadowed != search.shadowed.end() &&
+      std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
+  return is_shadowed ? "shadowed" : "not on the search path";
 }
 
 Json copy_json(const ScanInput& input, const ScannedFile& f) {
@@ -124,19 +151,18 @@ Json copy_json(const ScanInput& input, const ScannedFile& f) {
   j["size"] = f.size;
   j["backup"] = f.backup;
   j["error"] = f.error.empty() ? Json(nullptr) : Json(f.error);
-  if (input.search) {
-    auto chosen = input.search->chosen.find(f.key);
-    auto shadowed = input.search->shadowed.find(f.key);
-    const bool is_chosen = chosen != input.search->chosen.end() && chosen->second == f.path;
-    const bool is_shadowed =
-        shadowed != input.search->shadowed.end() &&
-        std::find(shadowed->second.begin(), shadowed->second.end(), f.path) != shadowed->second.end();
-    j["search"] = is_chosen ? "loads" : is_shadowed ? "shadowed" : "not on the search path";
-  }
+  if (input.search) j["search"] = search_status(*input.search, f);
   return j;
 }
 
 }  // namespace
+
+std::size_t scan_errors(const ScanInput& input) {
+  const Summary summary = summarize(input);
+  return static_cast<std::size_t>(
+      std::count_if(summary.mixed_folders.begin(), summary.mixed_folders.end(),
+                    [](const Summary::MixedFolder& m) { return m.severity == rules::Severity::Error; }));
+}
 
 Json scan_to_json(const ScanInput& input) {
   const Summary summary = summarize(input);
@@ -165,7 +191,12 @@ Json scan_to_json(const ScanInput& input) {
                         {"multiple_versions", f.versions.size() > 1}});
   }
   Json mixed = Json::array();
-  for (const auto& m : summary.mixed_folders) mixed.push_back({{"folder", m.folder}, {"mixes", m.what}});
+  for (const auto& m : summary.mixed_folders) {
+    mixed.push_back({{"folder", m.folder},
+                     {"mixes", m.what},
+                     {"finding", m.finding},
+                     {"severity", rules::severity_name(m.severity)}});
+  }
   Json backups = Json::array();
   for (const auto* b : summary.backups) backups.push_back(b->path);
   Json j = {{"schema", kScanSchema},
@@ -178,10 +209,12 @@ Json scan_to_json(const ScanInput& input) {
               {"entries", result.entries},
               {"copies", result.files.size()},
               {"unreadable_folders", result.unreadable_folders},
+              {"unreadable_files", result.unreadable_files},
               {"vanished", result.vanished},
               {"invalid_names", result.invalid_names.size()}}},
             {"missing_roots", result.missing_roots},
             {"unreadable_examples", result.unreadable_examples},
+            {"unreadable_file_examples", result.unreadable_file_examples},
             {"invalid_names", result.invalid_names},
             {"families", std::move(families)},
             {"mixed_folders", std::move(mixed)},
@@ -195,6 +228,7 @@ std::string scan_to_text(const ScanInput& input, bool color) {
   const Summary summary = summarize(input);
   const auto& result = *input.result;
   auto warn = [&](const std::string& text) { return color ? "\x1b[33m" + text + "\x1b[0m" : text; };
+  auto red = [&](const std::string& text) { return color ? "\x1b[31m" + text + "\x1b[0m" : text; };
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "Scanned {} folders ({} entries): {} copies of {} DLL names.\n", result.folders, result.entries,
@@ -205,24 +239,18 @@ std::string scan_to_text(const ScanInput& input, bool color) {
     fmt::format_to(it, "{}: {}{}\n", f.family->name, versions,
                    f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
   }
-  for (const auto& m : summary.mixed_folders)
-    fmt::format_to(it, "{} {} mixes {}\n", warn("warning:"), m.folder, m.what);
+  for (const auto& m : summary.mixed_folders) {
+    const bool error = m.severity == rules::Severity::Error;
+    fmt::format_to(it, "{} {} mixes {}\n", error ? red("error:") : warn("warning:"), m.folder, m.what);
+  }
   for (const auto* b : summary.backups) fmt::format_to(it, "backup copy: {} ({})\n", b->path, version_text(*b));
   if (input.search) fmt::format_to(it, "search: {}\n", input.search->description);
   for (const auto& group : summary.groups) {
     fmt::format_to(it, "\n{}{}\n", group.copies.front()->name,
                    group.family ? " (" + group.family->name + ")" : std::string());
     for (const auto* copy : group.copies) {
-      std::string search;
-      if (input.search) {
-        auto chosen = input.search->chosen.find(group.key);
-        if (chosen != input.search->chosen.end() && chosen->second == copy->path) search = "  <- loads";
-        auto shadowed = input.search->shadowed.find(group.key);
-        if (shadowed != input.search->shadowed.end() &&
-            std::find(shadowed->second.begin(), shadowed->second.end(), copy->path) != shadowed->second.end()) {
-          search = "  (shadowed)";
-        }
-      }
+      const std::string_view status = input.search ? search_status(*input.search, *copy) : "";
+      const std::string search = status == "loads" ? "  <- loads" : status == "shadowed" ? "  (shadowed)" : "";
       fmt::format_to(it, "  {:<14} {:<6} {:>12}  {}{}{}\n", version_text(*copy),
                      copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path,
                      copy->error.empty() ? "" : "  [" + copy->error + "]", search);
@@ -239,6 +267,10 @@ std::string scan_to_text(const ScanInput& input, bool color) {
     fmt::format_to(it, "\n{} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
                    result.unreadable_examples.empty() ? "" : result.unreadable_examples.front());
   }
+  if (result.unreadable_files) {
+    fmt::format_to(it, "{} files could not be read (no permission, or locked), e.g. {}\n", result.unreadable_files,
+                   result.unreadable_file_examples.front());
+  }
   if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
   for (const auto& name : result.invalid_names) fmt::format_to(it, "name that is not UTF-8: {}\n", name);
   return out;
@@ -247,25 +279,58 @@ std::string scan_to_text(const ScanInput& input, bool color) {
 std::string scan_to_markdown(const ScanInput& input) {
   const Summary summary = summarize(input);
   const auto& result = *input.result;
+  // Inside a `code span`, in a paragraph or a table cell: readable UTF-8, no '|' that ends the cell.
+  auto code = [](const std::string& path) { return "`" + markdown_cell(scan::printable(path)) + "`"; };
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "## dlldoctor scan\n\nScanned {} folders ({} entries) under `{}`: {} copies of {} DLL names.\n\n",
-                 result.folders, result.entries, fmt::join(input.options->roots, "`, `"), result.files.size(),
-                 summary.groups.size());
+  std::string roots;
+  for (const auto& root : input.options->roots) roots += (roots.empty() ? "" : ", ") + code(root);
+  fmt::format_to(it, "## dlldoctor scan\n\nScanned {} folders ({} entries) under {}: {} copies of {} DLL names.\n\n",
+                 result.folders, result.entries, roots, result.files.size(), summary.groups.size());
   for (const auto& f : summary.families) {
     fmt::format_to(it, "- **{}**: {}{}\n", f.family->name, fmt::join(f.versions, ", "),
                    f.versions.size() > 1 ? " — more than one version on this disk" : "");
   }
-  for (const auto& m : summary.mixed_folders) fmt::format_to(it, "- :warning: `{}` mixes {}\n", m.folder, m.what);
-  for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy `{}` ({})\n", b->path, version_text(*b));
-  out += "\n| DLL | version | machine | size | path |\n| --- | --- | --- | ---: | --- |\n";
+  for (const auto& m : summary.mixed_folders) {
+    fmt::format_to(it, "- {} {} mixes {}\n",
+                   m.severity == rules::Severity::Error ? ":x: **error**" : ":warning:", code(m.folder), m.what);
+  }
+  for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy {} ({})\n", code(b->path), version_text(*b));
+  if (input.search) fmt::format_to(it, "- search: {}\n", input.search->description);
+  out += input.search ? "\n| DLL | version | machine | size | path | search |\n| --- | --- | --- | ---: | --- | --- |\n"
+                      : "\n| DLL | version | machine | size | path |\n| --- | --- | --- | ---: | --- |\n";
   for (const auto& group : summary.groups) {
     for (const auto* copy : group.copies) {
-      fmt::format_to(it, "| {} | {} | {} | {} | `{}` |\n", group.key, version_text(*copy),
-                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path);
+      std::string where = code(copy->path);
+      if (!copy->error.empty()) where += " (" + markdown_cell(copy->error) + ")";
+      if (input.search) where += std::string(" | ") + search_status(*input.search, *copy);
+      fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", markdown_cell(group.key), version_text(*copy),
+                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, where);
     }
   }
-  if (result.unreadable_folders) fmt::format_to(it, "\n{} folders could not be read.\n", result.unreadable_folders);
+  bool identical_heading = false;
+  for (const auto& group : summary.groups) {
+    for (const auto& same : group.identical) {
+      if (!identical_heading) out += "\nIdentical copies (hard links, or the same build):\n\n";
+      identical_heading = true;
+      std::string paths;
+      for (const auto* copy : same) paths += (paths.empty() ? "" : ", ") + code(copy->path);
+      fmt::format_to(it, "- {} {} ({} bytes): {}\n", group.key, version_text(*same.front()), same.front()->size, paths);
+    }
+  }
+  out += "\n";
+  for (const auto& root : result.missing_roots) fmt::format_to(it, "- :warning: {}: no such folder\n", code(root));
+  if (result.unreadable_folders) {
+    fmt::format_to(it, "- {} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
+                   code(result.unreadable_examples.front()));
+  }
+  if (result.unreadable_files) {
+    fmt::format_to(it, "- {} files could not be read (no permission, or locked), e.g. {}\n", result.unreadable_files,
+                   code(result.unreadable_file_examples.front()));
+  }
+  if (result.vanished) fmt::format_to(it, "- {} files or folders vanished during the scan\n", result.vanished);
+  for (const auto& name : result.invalid_names) fmt::format_to(it, "- name that is not UTF-8: {}\n", code(name));
+  fmt::format_to(it, "\n<sub>dlldoctor {}</sub>\n", input.tool_version);
   return out;
 }
 

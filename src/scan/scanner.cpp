@@ -51,13 +51,12 @@ std::optional<std::pair<std::string, bool>> dll_key(std::string_view file_name) 
   return std::make_pair(lower, backup);
 }
 
-namespace {
-
-std::string escaped(std::string_view text) {
+std::string printable(std::string_view text) {
+  const bool utf8 = valid_utf8(text);
   std::string out;
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x80 || u < 0x20) {
+    if ((u >= 0x80 && !utf8) || u < 0x20 || u == 0x7f) {
       static const char* hex = "0123456789abcdef";
       out += "\\x";
       out += hex[u >> 4];
@@ -67,6 +66,19 @@ std::string escaped(std::string_view text) {
     }
   }
   return out;
+}
+
+namespace {
+
+constexpr std::size_t kMaxExamples = 20;
+
+// Keeps the kMaxExamples first paths in sorted order, whatever order the workers met them in, so two
+// scans of one tree name the same examples.
+void keep_example(std::vector<std::string>& examples, std::string path) {
+  const auto at = std::lower_bound(examples.begin(), examples.end(), path);
+  if (at == examples.end() && examples.size() >= kMaxExamples) return;
+  examples.insert(at, std::move(path));
+  if (examples.size() > kMaxExamples) examples.pop_back();
 }
 
 // The shared state of one walk: a stack of folders still to list, and what the workers found.
@@ -90,7 +102,6 @@ class Walk {
     std::sort(result_.files.begin(), result_.files.end(), [](const ScannedFile& a, const ScannedFile& b) {
       return std::tie(a.key, a.path) < std::tie(b.key, b.path);
     });
-    std::sort(result_.unreadable_examples.begin(), result_.unreadable_examples.end());
     std::sort(result_.invalid_names.begin(), result_.invalid_names.end());
     return std::move(result_);
   }
@@ -129,7 +140,7 @@ class Walk {
   // Under the lock.
   void flush(std::vector<ScannedFile>& files, WalkCounters& counters) {
     for (auto& file : files) {
-      if (!valid_utf8(file.path)) result_.invalid_names.push_back(escaped(file.path));
+      if (!valid_utf8(file.path)) result_.invalid_names.push_back(printable(file.path));
       result_.files.push_back(std::move(file));
     }
     files.clear();
@@ -137,10 +148,10 @@ class Walk {
     result_.entries += counters.entries;
     result_.vanished += counters.vanished;
     result_.unreadable_folders += counters.unreadable.size();
-    for (auto& path : counters.unreadable) {
-      if (result_.unreadable_examples.size() < 20) result_.unreadable_examples.push_back(escaped(path));
-    }
-    for (auto& name : counters.invalid_folder_names) result_.invalid_names.push_back(escaped(name));
+    for (auto& path : counters.unreadable) keep_example(result_.unreadable_examples, printable(path));
+    result_.unreadable_files += counters.unreadable_files.size();
+    for (auto& path : counters.unreadable_files) keep_example(result_.unreadable_file_examples, printable(path));
+    for (auto& name : counters.invalid_folder_names) result_.invalid_names.push_back(printable(name));
     counters = WalkCounters{};
     total_folders_ = result_.folders;
     total_entries_ = result_.entries;
@@ -169,16 +180,19 @@ class Walk {
 
 }  // namespace
 
-void read_candidate(ScannedFile& file) {
-  auto mapped = MappedFile::open(file.path);
+CandidateRead read_candidate(ScannedFile& file) {
+  MappedFile::OpenFailure failure = MappedFile::OpenFailure::None;
+  auto mapped = MappedFile::open(file.path, &failure);
+  if (failure == MappedFile::OpenFailure::Missing) return CandidateRead::Vanished;
+  if (failure == MappedFile::OpenFailure::Denied) return CandidateRead::Denied;
   if (!mapped) {
     file.error = mapped.error().message;
-    return;
+    return CandidateRead::Read;
   }
   file.size = mapped->size();
   if (mapped->size() == 0) {
     file.error = "the file is empty";
-    return;
+    return CandidateRead::Read;
   }
   pe::ReadParts parts;
   parts.imports = false;
@@ -186,11 +200,12 @@ void read_candidate(ScannedFile& file) {
   auto image = pe::read_image(mapped->bytes(), parts);
   if (!image) {
     file.error = image.error().message;
-    return;
+    return CandidateRead::Read;
   }
   file.machine = image->machine;
   file.file_version = image->file_version;
   file.timestamp = image->timestamp;
+  return CandidateRead::Read;
 }
 
 ScanResult scan(const ScanOptions& options) { return Walk(options).run(); }

@@ -1,8 +1,9 @@
 #include "scan/walker.hpp"
 
-#include "dlldoctor/core/fs.hpp"
-
-#ifndef _WIN32
+#ifdef _WIN32
+#include "dlldoctor/core/utf8_windows.hpp"
+#include "dlldoctor/core/windows_api.hpp"
+#else
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,8 +16,13 @@ namespace dlldoctor::scan {
 namespace {
 
 std::string join(const std::string& folder, const char* name) {
+#ifdef _WIN32
+  constexpr char kSeparator = '\\';
+#else
+  constexpr char kSeparator = '/';
+#endif
   std::string path = folder;
-  if (!path.empty() && path.back() != '/' && path.back() != '\\') path += '/';
+  if (!path.empty() && path.back() != '/' && path.back() != '\\') path += kSeparator;
   path += name;
   return path;
 }
@@ -31,12 +37,13 @@ void consider(const std::string& folder, const char* name, const ScanOptions& op
   file.name = name;
   file.key = key->first;
   file.backup = key->second;
-  read_candidate(file);
-  if (file.error.rfind("cannot open", 0) == 0) {
-    ++counters.vanished;  // listed a moment ago, gone (or locked) now
-    return;
+  switch (read_candidate(file)) {
+    case CandidateRead::Read: files.push_back(std::move(file)); break;
+    case CandidateRead::Vanished:  // listed a moment ago, gone now
+      ++counters.vanished;
+      break;
+    case CandidateRead::Denied: counters.unreadable_files.push_back(std::move(file.path)); break;
   }
-  files.push_back(std::move(file));
 }
 
 }  // namespace
@@ -106,31 +113,70 @@ void list_folder(const std::string& folder, const ScanOptions& options, std::vec
 #else
 
 bool is_folder(const std::string& path) {
-  FsErrorCode ec;
-  return fs::is_directory(to_fs_path(path), ec);
+  const DWORD attributes = GetFileAttributesW(widen(path).c_str());
+  return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
 }
 
+namespace {
+
+// A folder's (volume serial, file index): what (device, inode) is on POSIX. The folder itself is opened,
+// never what a reparse point in its place would lead to.
+bool folder_identity(const std::wstring& folder, std::uint64_t& volume, std::uint64_t& index) {
+  HANDLE handle =
+      CreateFileW(folder.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                  OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+  if (handle == INVALID_HANDLE_VALUE) return false;
+  BY_HANDLE_FILE_INFORMATION info{};
+  const bool known = GetFileInformationByHandle(handle, &info) != 0;
+  CloseHandle(handle);
+  if (!known) return false;
+  volume = info.dwVolumeSerialNumber;
+  index = (static_cast<std::uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+  return true;
+}
+
+}  // namespace
+
 void list_folder(const std::string& folder, const ScanOptions& options, std::vector<std::string>& folders,
-                 std::vector<ScannedFile>& files, WalkCounters& counters, SeenFolders&) {
-  FsErrorCode ec;
-  fs::directory_iterator it(to_fs_path(folder), ec), end;
-  if (ec) {
-    counters.unreadable.push_back(folder);
+                 std::vector<ScannedFile>& files, WalkCounters& counters, SeenFolders& seen) {
+  const std::wstring wide = widen(folder);
+  std::uint64_t volume = 0, index = 0;
+  // Reparse points are never entered, so only a folder mounted twice could loop; a folder whose identity
+  // cannot be read is listed all the same.
+  if (folder_identity(wide, volume, index) && !seen.first_visit(volume, index)) return;
+  std::wstring pattern = wide;
+  if (!pattern.empty() && pattern.back() != L'\\' && pattern.back() != L'/') pattern += L'\\';
+  pattern += L'*';
+  WIN32_FIND_DATAW entry{};
+  HANDLE find = FindFirstFileExW(pattern.c_str(), FindExInfoBasic, &entry, FindExSearchNameMatch, nullptr,
+                                 FIND_FIRST_EX_LARGE_FETCH);
+  if (find == INVALID_HANDLE_VALUE) {
+    const DWORD code = GetLastError();
+    if (code == ERROR_FILE_NOT_FOUND) {
+      ++counters.folders;  // nothing in it, not even "." and "..": an empty drive root
+    } else if (code == ERROR_PATH_NOT_FOUND) {
+      ++counters.vanished;
+    } else {
+      counters.unreadable.push_back(folder);
+    }
     return;
   }
   ++counters.folders;
-  for (; !ec && it != end; it.increment(ec)) {
+  do {
+    const wchar_t* name = entry.cFileName;
+    if (name[0] == L'.' && (name[1] == L'\0' || (name[1] == L'.' && name[2] == L'\0'))) continue;
     ++counters.entries;
-    FsErrorCode type_ec;
-    // Junctions and symbolic links are reparse points: never followed.
-    if (fs::is_symlink(it->symlink_status(type_ec))) continue;
-    const std::string name = from_fs_path(it->path().filename());
-    if (it->is_directory(type_ec)) {
-      folders.push_back(from_fs_path(it->path()));
-    } else if (it->is_regular_file(type_ec)) {
-      consider(folder, name.c_str(), options, files, counters);
+    // Junctions, symbolic links and mount points of folders could loop; a link to a file is reported
+    // where it really is. Reparse points are never followed, as links are not on POSIX.
+    if (entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) continue;
+    const std::string utf8_name = narrow(name);
+    if (entry.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+      folders.push_back(join(folder, utf8_name.c_str()));
+    } else {
+      consider(folder, utf8_name.c_str(), options, files, counters);
     }
-  }
+  } while (FindNextFileW(find, &entry));
+  FindClose(find);
 }
 
 #endif

@@ -16,6 +16,7 @@ struct WalkCounters {
   std::uint64_t entries = 0;
   std::uint64_t vanished = 0;
   std::vector<std::string> unreadable;
+  std::vector<std::string> unreadable_files;
   std::vector<std::string> invalid_folder_names;
 };
 
@@ -38,7 +39,10 @@ bool is_folder(const std::string& path);
 void list_folder(const std::string& folder, const ScanOptions& options, std::vector<std::string>& folders,
                  std::vector<ScannedFile>& files, WalkCounters& counters, SeenFolders& seen);
 
-// Fills machine, version and size of a candidate from its headers.
-void read_candidate(ScannedFile& file);
+enum class CandidateRead { Read, Vanished, Denied };
+
+// Fills machine, version and size of a candidate from its headers. A file that cannot be opened because
+// it is gone or may not be read is not one to report; any other failure is, with `error` set.
+CandidateRead read_candidate(ScannedFile& file);
 
 }  // namespace dlldoctor::scan

@@ -1,13 +1,18 @@
-// `dlldoctor --scan` through the real CLI on a tree built here from the fixtures: grouping, identical and
-// hard-linked copies, backups, folders that mix generations, links that loop, folders it cannot read,
-// names that are not UTF-8, and which copy a process would load.
+// `dlldoctor --scan` through the real CLI on trees built here from the fixtures: grouping, identical and
+// hard-linked copies, backups, folders that mix generations or releases, links that loop or lead out of
+// the tree, folders and files it cannot read, names that are not UTF-8, which copy a process would load;
+// the three formats, -o, the progress line, the exit status, byte-stable JSON that matches
+// docs/scan-schema.json, and a tree left as it was.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/run_process.hpp"
 
@@ -39,7 +44,8 @@ fs::path build_tree() {
   fs::create_directories(root / "hardlinked");
   fs::create_hard_link(root / "tools/cudnn-9.1/bin/cudnn_ops64_9.dll", root / "hardlinked/cudnn_ops64_9.dll");
   place("x64/zlibwapi.dll", root / "tools/zlib/zlibwapi.dll");
-  place("x64/marker.dll", root / "other/marker.dll");  // not a family member: only with --all-dlls
+  place("x64/zlibwapi.dll", root / "pipe|dir/zlibwapi.dll");  // a '|' must not break a Markdown table
+  place("x64/marker.dll", root / "other/marker.dll");         // not a family member: only with --all-dlls
   fs::create_directories(root / "quarantine");
   std::ofstream(root / "quarantine/cudnn_cnn64_9.dll") << "";  // what an antivirus leaves
   std::ofstream(root / "notes.txt") << "not a DLL";
@@ -49,6 +55,8 @@ fs::path build_tree() {
   fs::create_directories(root / "locked");
   place("x64/cudnn64_9.dll", root / "locked/cudnn64_9.dll");
   fs::permissions(root / "locked", fs::perms::none);
+  place("x64/cudnn_adv64_9.dll", root / "private/cudnn_adv64_9.dll");
+  fs::permissions(root / "private/cudnn_adv64_9.dll", fs::perms::none);  // listed, but not for reading
   const std::string bad_name = "bad\xff\xfe";
   place("x64/cudnn_graph64_9.dll", root / bad_name / "cudnn_graph64_9.dll");
   // The scan may run as an unprivileged user (below), who must be able to reach everything else.
@@ -62,13 +70,30 @@ fs::path build_tree() {
   return root;
 }
 
+// Every JSON scan printed by this run, for the schema check at the end.
+std::vector<fs::path> g_json_outputs;
+
 // Root reads every folder whatever its mode; the scan runs as "nobody" then, so a locked folder is one.
 dlldoctor::test::ProcessResult scan(std::vector<std::string> args) {
   std::vector<std::string> argv;
   if (geteuid() == 0) argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   argv.push_back(kDlldoctor);
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
+  auto result = run_process(argv);
+  const auto format = std::find(args.begin(), args.end(), "--format");
+  if (format != args.end() && format + 1 != args.end() && format[1] == "json" && !result.out.empty()) {
+    fs::create_directories(kWork / "json");
+    g_json_outputs.push_back(kWork / "json" / (std::to_string(g_json_outputs.size()) + ".json"));
+    std::ofstream(g_json_outputs.back(), std::ios::binary) << result.out;
+  }
+  return result;
+}
+
+// The JSON of a scan with the one field that changes between runs taken out.
+std::string without_time(std::string text) {
+  const auto at = text.find("\"generated_at\"");
+  REQUIRE(at != std::string::npos);
+  return text.erase(at, text.find('\n', at) - at);
 }
 
 const json* group(const json& report, const std::string& name) {
@@ -165,4 +190,224 @@ TEST_CASE("scan text output, and bad roots") {
   const auto missing = scan({"--scan", (root / "no-such-folder").string()});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no such folder") != std::string::npos);
+}
+
+TEST_CASE("scan JSON: two scans of the tree print the same bytes apart from generated_at") {
+  const fs::path root = build_tree();
+  const auto first = scan({"--scan", root.string(), "--all-dlls", "--format", "json"});
+  const auto second = scan({"--scan", root.string(), "--all-dlls", "--format", "json"});
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(without_time(first.out) == without_time(second.out));
+}
+
+TEST_CASE("scan names the first unreadable folders in sorted order, whatever order the workers met them") {
+  const fs::path root = kWork / "many-locked";
+  fs::remove_all(root);
+  std::vector<std::string> locked;
+  for (int i = 0; i < 30; ++i) {
+    const fs::path folder = root / ("locked-" + std::to_string(100 + i)) / "inner";
+    fs::create_directories(folder);
+    fs::permissions(folder.parent_path(), fs::perms::none);
+    locked.push_back(folder.parent_path().string());
+  }
+  fs::permissions(root, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  std::sort(locked.begin(), locked.end());
+  locked.resize(20);
+  const auto first = scan({"--scan", root.string(), "--format", "json"});
+  const auto second = scan({"--scan", root.string(), "--format", "json"});
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(without_time(first.out) == without_time(second.out));
+  const json report = json::parse(first.out);
+  CHECK(report["counts"]["unreadable_folders"] == 30);
+  CHECK(report["unreadable_examples"] == json(locked));
+}
+
+TEST_CASE("scan counts a file it may not read apart from one that vanished") {
+  const fs::path root = build_tree();
+  const auto result = scan({"--scan", root.string(), "--format", "json"});
+  REQUIRE(result.exit_code == 0);
+  const json report = json::parse(result.out);
+  CHECK(report["counts"]["unreadable_files"] == 1);
+  CHECK(report["counts"]["vanished"] == 0);
+  CHECK(report["unreadable_file_examples"] == json({(root / "private/cudnn_adv64_9.dll").string()}));
+  CHECK_FALSE(group(report, "cudnn_adv64_9.dll"));
+  const auto text = scan({"--scan", root.string()});
+  CHECK(text.out.find("1 files could not be read (no permission, or locked), e.g. " +
+                      (root / "private/cudnn_adv64_9.dll").string()) != std::string::npos);
+  CHECK(text.out.find("vanished") == std::string::npos);
+}
+
+TEST_CASE("scan progress: a line with the rate on a terminal, nothing when stderr is not one") {
+  const fs::path root = build_tree();
+  const auto piped = scan({"--scan", root.string()});
+  REQUIRE(piped.exit_code == 0);
+  CHECK(piped.err.empty());
+  // script(1) runs the command on a pseudo-terminal and copies what it prints; stdout goes elsewhere.
+  const std::string command = "'" + kDlldoctor + "' --scan '" + root.string() + "' -o /dev/null";
+  const auto terminal = run_process({"script", "-qec", command, "/dev/null"});
+  INFO(terminal.out << terminal.err);
+  REQUIRE(terminal.exit_code == 0);
+  const auto line = terminal.out.find("scanning: ");
+  REQUIRE(line != std::string::npos);
+  const std::string progress = terminal.out.substr(line, terminal.out.find('\r', line) - line);
+  CHECK(progress.find(" folders, ") != std::string::npos);
+  CHECK(progress.find(" entries, ") != std::string::npos);
+  CHECK(progress.find(" copies, ") != std::string::npos);
+  CHECK(progress.find(" entries/s") != std::string::npos);
+}
+
+TEST_CASE("scan Markdown: every copy in a table that holds, identical copies, search, what was skipped") {
+  const fs::path root = build_tree();
+  const auto md = scan({"--scan", root.string(), "--format", "markdown", "--path",
+                        (root / "CUDA/v12.4/bin").string() + ";" + (root / "tools/cudnn-9.1/bin").string()});
+  INFO(md.out);
+  REQUIRE(md.exit_code == 0);
+  CHECK(md.out.rfind("## dlldoctor scan\n", 0) == 0);
+  CHECK_NOTHROW(json(md.out).dump());  // valid UTF-8 throughout, though a folder name is not
+  CHECK(md.out.find("`" + root.string() + "/bad\\xff\\xfe/cudnn_graph64_9.dll`") != std::string::npos);
+  CHECK(md.out.find("| DLL | version | machine | size | path | search |") != std::string::npos);
+  // Every row of the table has its six cells, a '|' in a folder name included.
+  std::size_t rows = 0;
+  std::istringstream lines(md.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    ++rows;
+    std::size_t bars = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    CHECK_MESSAGE(bars == 7, line);
+  }
+  CHECK(rows == 2 + 11);  // heading, rule, one row per copy
+  CHECK(md.out.find("`" + root.string() + "/pipe\\|dir/zlibwapi.dll`") != std::string::npos);
+  CHECK(md.out.find("/CUDA/v12.4/bin/cudnn64_9.dll` | loads |") != std::string::npos);
+  CHECK(md.out.find("/tools/cudnn-9.1/bin/cudnn64_9.dll` | shadowed |") != std::string::npos);
+  CHECK(md.out.find("- cudnn64_9.dll 9.1.0.70 (") != std::string::npos);
+  CHECK(md.out.find("- cudnn_ops64_9.dll 9.1.0.70 (") != std::string::npos);
+  CHECK(md.out.find("- :warning: `" + root.string() + "/CUDA/v12.4/bin` mixes cuDNN 9 and cuDNN 8") !=
+        std::string::npos);
+  CHECK(md.out.find("- 1 folders could not be read (skipped), e.g. `" + (root / "locked").string() + "`") !=
+        std::string::npos);
+  CHECK(md.out.find("- 1 files could not be read") != std::string::npos);
+  CHECK(md.out.find("- name that is not UTF-8: `" + root.string() + "/bad\\xff\\xfe`") != std::string::npos);
+  CHECK(md.out.find("the file is empty") != std::string::npos);
+}
+
+TEST_CASE("scan -o FILE writes the report there and nothing to stdout; a file it cannot write exits 2") {
+  const fs::path root = build_tree();
+  const fs::path out = kWork / "out";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::all);  // the scan runs as nobody
+  const auto written = scan({"--scan", root.string(), "--format", "json", "-o", (out / "scan.json").string()});
+  REQUIRE(written.exit_code == 0);
+  CHECK(written.out.empty());
+  std::ifstream file(out / "scan.json", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const json report = json::parse(text);
+  CHECK(report["schema"] == "dlldoctor.scan/1");
+  CHECK(group(report, "cudnn64_9.dll"));
+  // The same bytes as on stdout, apart from the time.
+  CHECK(without_time(text) == without_time(scan({"--scan", root.string(), "--format", "json"}).out));
+  g_json_outputs.push_back(out / "scan.json");
+
+  const auto markdown = scan({"--scan", root.string(), "--format", "markdown", "-o", (out / "scan.md").string()});
+  REQUIRE(markdown.exit_code == 0);
+  CHECK(markdown.out.empty());
+  CHECK(fs::file_size(out / "scan.md") > 0);
+
+  const auto refused = scan({"--scan", root.string(), "-o", (kWork / "no-such-folder/scan.txt").string()});
+  CHECK(refused.exit_code == 2);
+  CHECK_FALSE(refused.err.empty());
+}
+
+TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit status 1") {
+  const fs::path root = kWork / "mixed9";
+  fs::remove_all(root);
+  place("x64/cudnn-9.0/cudnn64_9.dll", root / "app/bin/cudnn64_9.dll");
+  place("x64/cudnn_ops64_9.dll", root / "app/bin/cudnn_ops64_9.dll");  // 9.1.0.70
+  place("x64/cudnn64_9.dll", root / "app/bin/cudnn64_9.dll.bak");      // a backup does not count
+  place("x64/cudnn64_9.dll", root / "good/bin/cudnn64_9.dll");
+  place("x64/cudnn_ops64_9.dll", root / "good/bin/cudnn_ops64_9.dll");
+  const auto result = scan({"--scan", root.string(), "--format", "json"});
+  CHECK(result.exit_code == 1);
+  const json report = json::parse(result.out);
+  REQUIRE(report["mixed_folders"].size() == 1);
+  CHECK(report["mixed_folders"][0] == json({{"folder", (root / "app/bin").string()},
+                                            {"mixes", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"},
+                                            {"finding", "mixed-family-versions"},
+                                            {"severity", "error"}}));
+  const auto text = scan({"--scan", root.string()});
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("error: " + (root / "app/bin").string() + " mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70") !=
+        std::string::npos);
+  const auto markdown = scan({"--scan", root.string(), "--format", "markdown"});
+  CHECK(markdown.exit_code == 1);
+  CHECK(markdown.out.find("- :x: **error** `" + (root / "app/bin").string() +
+                          "` mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70") != std::string::npos);
+  // Only the folder that mixes them: the same two releases in two folders are not an error.
+  fs::remove(root / "app/bin/cudnn_ops64_9.dll");
+  const auto apart = scan({"--scan", root.string(), "--format", "json"});
+  CHECK(apart.exit_code == 0);
+  CHECK(json::parse(apart.out)["mixed_folders"].empty());
+}
+
+TEST_CASE("scan never follows a link out of the tree, and a dangling link is no copy") {
+  const fs::path root = kWork / "linked";
+  const fs::path outside = kWork / "outside";
+  fs::remove_all(root);
+  fs::remove_all(outside);
+  place("x64/cudnn64_8.dll", outside / "cudnn64_8.dll");
+  place("x64/cudnn64_9.dll", root / "bin/cudnn64_9.dll");
+  fs::create_directory_symlink(outside, root / "bin/elsewhere");
+  fs::create_symlink(root / "bin/gone.dll", root / "bin/cudnn_ops64_9.dll");  // points at nothing
+  const auto inside = scan({"--scan", root.string(), "--format", "json"});
+  REQUIRE(inside.exit_code == 0);
+  const json report = json::parse(inside.out);
+  CHECK(group(report, "cudnn64_9.dll"));
+  CHECK_FALSE(group(report, "cudnn64_8.dll"));
+  CHECK_FALSE(group(report, "cudnn_ops64_9.dll"));
+  CHECK(report["counts"]["copies"] == 1);
+  CHECK(report["counts"]["vanished"] == 0);
+  // The copy behind the link is found when its own folder is scanned.
+  CHECK(group(json::parse(scan({"--scan", outside.string(), "--format", "json"}).out), "cudnn64_8.dll"));
+}
+
+TEST_CASE("scan never writes inside the tree it scans") {
+  const fs::path root = build_tree();
+  // Every name with its type, size and modification time, folders included (a file created and removed
+  // again still changes its folder's time). lstat: links are looked at, not followed.
+  auto snapshot = [&] {
+    std::map<std::string, std::string> entries;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      struct stat info {};
+      REQUIRE(lstat(entry.path().c_str(), &info) == 0);
+      entries[entry.path().string()] = std::to_string(info.st_mode) + " " + std::to_string(info.st_size) + " " +
+                                       std::to_string(info.st_mtim.tv_sec) + "." +
+                                       std::to_string(info.st_mtim.tv_nsec) + " " +
+                                       std::to_string(info.st_ctim.tv_sec) + "." + std::to_string(info.st_ctim.tv_nsec);
+    }
+    return entries;
+  };
+  const auto before = snapshot();
+  REQUIRE(before.size() > 20);
+  // As the user running the tests (root here), who could write anywhere in the tree.
+  for (const char* format : {"text", "json", "markdown"}) {
+    CHECK(run_process({kDlldoctor, "--scan", root.string(), "--format", format, "--all-dlls"}).exit_code == 0);
+    CHECK(run_process({kDlldoctor, "--scan", root.string(), "--format", format, "-o", (kWork / "report").string()})
+              .exit_code == 0);
+  }
+  CHECK(snapshot() == before);
+}
+
+// Runs after the other cases (doctest keeps file order): every JSON scan they printed must match the schema
+// published in docs/, checked by an independent validator (python3-jsonschema).
+TEST_CASE("scan JSON: every scan printed above validates against docs/scan-schema.json") {
+  REQUIRE_MESSAGE(g_json_outputs.size() >= 8, "run the whole scan_tests binary");
+  std::vector<std::string> argv{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, DLLDOCTOR_SCAN_SCHEMA};
+  for (const auto& path : g_json_outputs) argv.push_back(path.string());
+  const auto result = run_process(argv);
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.find(std::to_string(g_json_outputs.size()) + " passed, 0 failed") != std::string::npos);
 }

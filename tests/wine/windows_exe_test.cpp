@@ -526,3 +526,29 @@ TEST_CASE("probe starts the program with the PATH and current folder given by --
   for (const auto& finding : report["findings"])
     CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
 }
+
+// `--scan` on Windows: Wine reports a Unix symbolic link to a folder as a reparse point, as Windows does a
+// junction or a symbolic link. The scan must not enter one: not a link back up the tree (a loop), nor one
+// to a folder elsewhere. Paths come back with the Windows separator.
+TEST_CASE("dlldoctor.exe --scan skips reparse points: no loop, nothing from outside the tree") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path root = drive_c / "trees" / "scan-reparse";
+  const fs::path outside = drive_c / "trees" / "scan-outside";
+  fs::remove_all(root);
+  fs::remove_all(outside);
+  copy_fixtures(root / "bin", {"cudnn64_9.dll"});
+  copy_fixtures(outside, {"cudnn64_8.dll"});
+  fs::create_directory_symlink("..", root / "bin" / "up");  // C:\trees\scan-reparse\bin\up\bin\up\...
+  fs::create_directory_symlink(outside, root / "bin" / "elsewhere");
+  run_to_files({kWine, setup->exe.string(), "--scan", c_path(drive_c, root), "--format", "json"},
+               loader_env(*setup->prefix), root, root.parent_path() / "scan.json", root.parent_path() / "scan.err");
+  const json report = parse_report(read_text(root.parent_path() / "scan.json"));
+  REQUIRE_MESSAGE(report.is_object(), read_text(root.parent_path() / "scan.err"));
+  CHECK(report["counts"]["folders"] == 2);  // the root and bin, once each
+  CHECK(report["counts"]["copies"] == 1);
+  REQUIRE(report["dlls"].size() == 1);
+  CHECK(report["dlls"][0]["name"] == "cudnn64_9.dll");
+  CHECK(report["dlls"][0]["copies"][0]["path"] == c_path(drive_c, root / "bin" / "cudnn64_9.dll"));
+}

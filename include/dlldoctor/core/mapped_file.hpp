@@ -12,7 +12,12 @@ namespace dlldoctor {
 
 class MappedFile {
  public:
-  static Result<MappedFile> open(const std::string& path);
+  // Why the file could not be opened, for callers that tell a file gone since it was listed (Missing)
+  // from one they may not read (Denied: permissions, or locked by another process on Windows).
+  enum class OpenFailure { None, Missing, Denied, Other };
+
+  // `failure`, when given, says why opening failed (None when it did not, or when a later step did).
+  static Result<MappedFile> open(const std::string& path, OpenFailure* failure = nullptr);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;

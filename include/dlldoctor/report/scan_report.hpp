@@ -32,6 +32,9 @@ struct ScanInput {
   std::function<std::optional<std::string>(const std::string&)> windows_path;
 };
 
+// Findings of error severity (folders whose copies of one family are of two releases): the exit status.
+std::size_t scan_errors(const ScanInput& input);
+
 Json scan_to_json(const ScanInput& input);
 std::string scan_to_text(const ScanInput& input, bool color);
 std::string scan_to_markdown(const ScanInput& input);

@@ -41,9 +41,11 @@ struct ScanResult {
   std::uint64_t folders = 0;
   std::uint64_t entries = 0;  // files and folders seen
   std::uint64_t unreadable_folders = 0;
-  std::vector<std::string> unreadable_examples;  // the first few
-  std::uint64_t vanished = 0;                    // gone between listing and reading
-  std::vector<std::string> invalid_names;        // names that are not valid UTF-8 (bytes escaped)
+  std::vector<std::string> unreadable_examples;  // the first few in sorted order
+  std::uint64_t unreadable_files = 0;            // candidates the scan may not open (permissions, locks)
+  std::vector<std::string> unreadable_file_examples;
+  std::uint64_t vanished = 0;              // gone between listing and reading
+  std::vector<std::string> invalid_names;  // names that are not valid UTF-8 (bytes escaped)
   std::vector<std::string> missing_roots;
 };
 
@@ -54,5 +56,9 @@ ScanResult scan(const ScanOptions& options);
 std::optional<std::pair<std::string, bool>> dll_key(std::string_view file_name);
 
 bool valid_utf8(std::string_view text);
+
+// A path fit for a report: valid UTF-8 stays as it is, otherwise every byte outside printable ASCII is
+// written \xNN. Control characters are escaped either way, so a name cannot break a line or a table row.
+std::string printable(std::string_view text);
 
 }  // namespace dlldoctor::scan
