@@ -96,11 +96,14 @@ bool wrong_generation(Context& c) {
 
 // A CUDA library of one major version wanted by a process that loads the other one.
 bool cuda_major(Context& c) {
-  if (!c.family || c.family->kind != "cuda") return false;
+  // Generation "any": a file name that several CUDA majors share says nothing about the major.
+  if (!c.family || c.family->kind != "cuda" || c.family->generation == "any") return false;
   for (const graph::Module& other : c.input.closure.modules) {
     if (other.resolution.failure != resolve::Failure::None) continue;
     const Family* family = c.input.rules.family_of(other.key);
-    if (!family || family->kind != "cuda" || family->generation == c.family->generation) continue;
+    if (!family || family->kind != "cuda" || family->generation == "any" ||
+        family->generation == c.family->generation)
+      continue;
     std::string present;
     for (const graph::Module& m : c.input.closure.modules) {
       if (m.resolution.failure == resolve::Failure::None && c.input.rules.family_of(m.key) == family) {
