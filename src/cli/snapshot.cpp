@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "dlldoctor/env/system_names.hpp"
 
 namespace dlldoctor::cli {
 
@@ -30,12 +31,7 @@ Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, 
     if (flags.cwd) environment->cwd = env::resolve_folder(*environment, *flags.cwd, files);
     if (flags.safe_dll_search_mode) environment->safe_dll_search_mode = *flags.safe_dll_search_mode;
     if (flags.known_dlls) {
-      environment->known_dlls.clear();
-      for (std::string name : *flags.known_dlls) {
-        name = ascii_lower(name);
-        if (name.find('.') == std::string::npos) name += ".dll";
-        environment->known_dlls.push_back(std::move(name));
-      }
+      environment->known_dlls = env::known_dlls_from(*flags.known_dlls);
       environment->known_dlls_source = "--known-dlls";
     }
     return environment;

@@ -60,12 +60,6 @@ FolderRef system_folder(const Environment& environment, std::string_view windows
   return resolve_folder(environment, std::string("C:\\Windows\\") + std::string(windows_relative), files);
 }
 
-std::string with_dll_suffix(std::string name) {
-  name = ascii_lower(name);
-  if (name.find('.') == std::string::npos) name += ".dll";
-  return name;
-}
-
 // What the SYSTEM hive of the mounted Windows says about DLL loading: KnownDLLs, SafeDllSearchMode and
 // the machine PATH (DOMAIN.md §1, §5). Fills only what the flags left open.
 struct SystemHiveFacts {
@@ -97,13 +91,9 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
     for (const RegistryValue& value : *values) {
       // DllDirectory and DllDirectory32 name folders, not DLLs.
       if (ascii_lower(value.name).rfind("dlldirectory", 0) == 0) continue;
-      if (auto text = value.text()) names.push_back(ascii_lower(*text));
+      if (auto text = value.text()) names.push_back(*text);
     }
-    // The loader takes these two from the system whatever the list says.
-    for (const char* always : {"ntdll.dll", "kernelbase.dll"}) {
-      if (std::find(names.begin(), names.end(), always) == names.end()) names.emplace_back(always);
-    }
-    facts.known_dlls = std::move(names);
+    facts.known_dlls = known_dlls_from(names);
   }
   auto environment = hive->find_key(**manager, "Environment");
   if (!environment) return environment.error();
@@ -370,7 +360,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
   environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(hive.safe_dll_search_mode.value_or(true));
 
   if (flags.known_dlls) {
-    for (const auto& name : *flags.known_dlls) environment.known_dlls.push_back(with_dll_suffix(name));
+    environment.known_dlls = known_dlls_from(*flags.known_dlls);
     environment.known_dlls_source = "--known-dlls";
   } else if (hive.known_dlls) {
     environment.known_dlls = *hive.known_dlls;

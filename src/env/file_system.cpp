@@ -67,6 +67,7 @@ const HostFileSystem::Listing& HostFileSystem::list(const std::string& folder) {
   FsErrorCode ec;
   listing.exists = fs::is_directory(to_fs_path(folder.empty() ? std::string(".") : folder), ec);
   if (listing.exists) {
+    ++folders_listed_;
     listing.readable = for_each_entry(folder, [&](std::string name, bool is_folder) {
       // The first spelling wins when a case-sensitive disk holds two names that differ only in case.
       std::string key = ascii_lower(name);

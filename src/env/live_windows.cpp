@@ -83,14 +83,11 @@ std::optional<std::vector<std::string>> registry_known_dlls() {
     const std::string value_name = ascii_lower(narrow(std::wstring(name, name_length)));
     if (value_name.rfind("dlldirectory", 0) == 0) continue;
     const std::size_t chars = std::min<std::size_t>(data_bytes / sizeof(wchar_t), 512);
-    std::string dll = ascii_lower(narrow(std::wstring(data, wcsnlen(data, chars))));
+    std::string dll = narrow(std::wstring(data, wcsnlen(data, chars)));
     if (!dll.empty()) names.push_back(std::move(dll));
   }
   RegCloseKey(key);
-  for (const char* always : {"ntdll.dll", "kernelbase.dll"}) {
-    if (std::find(names.begin(), names.end(), always) == names.end()) names.emplace_back(always);
-  }
-  return names;
+  return known_dlls_from(names);
 }
 
 FolderRef folder_of(const std::wstring& wide, FileSystem& files) {

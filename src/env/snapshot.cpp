@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::env {
@@ -177,11 +178,7 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
       flags.safe_dll_search_mode.value_or(safe != snapshot.end() && safe->is_boolean() ? safe->get<bool>() : true);
   const Json known = snapshot.value("known_dlls", Json::object());
   if (flags.known_dlls) {
-    for (const auto& name : *flags.known_dlls) {
-      std::string lower = ascii_lower(name);
-      if (lower.find('.') == std::string::npos) lower += ".dll";
-      environment.known_dlls.push_back(std::move(lower));
-    }
+    environment.known_dlls = known_dlls_from(*flags.known_dlls);
     environment.known_dlls_source = "--known-dlls";
   } else if (known.is_object() && known.contains("names") && known["names"].is_array()) {
     for (const Json& name : known["names"]) {

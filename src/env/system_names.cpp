@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "dlldoctor/core/dll_name.hpp"
+
 namespace dlldoctor::env {
 
 const std::vector<std::string>& default_known_dlls() {
@@ -14,6 +16,19 @@ const std::vector<std::string>& default_known_dlls() {
       "shell32.dll",  "shlwapi.dll", "user32.dll",   "wldap32.dll",  "ws2_32.dll",
   };
   return names;
+}
+
+std::vector<std::string> known_dlls_from(const std::vector<std::string>& names) {
+  std::vector<std::string> known;
+  for (const std::string& name : names) {
+    std::string lower = ascii_lower(name);
+    if (lower.find('.') == std::string::npos) lower += ".dll";
+    if (std::find(known.begin(), known.end(), lower) == known.end()) known.push_back(std::move(lower));
+  }
+  for (const char* always : {"ntdll.dll", "kernelbase.dll"}) {
+    if (std::find(known.begin(), known.end(), always) == known.end()) known.emplace_back(always);
+  }
+  return known;
 }
 
 namespace {

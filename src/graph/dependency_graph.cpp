@@ -305,7 +305,13 @@ void Builder::add_load(const LoadCall& call) {
   Outcome outcome = outcome_from(root, label);
   outcome.module = closure_.modules[root].name;
   outcome.module_index = root;
-  outcome.found_by = already_loaded ? resolve::SearchStep::Loaded : closure_.modules[root].resolution.found_by;
+  const resolve::Resolution& resolution = closure_.modules[root].resolution;
+  // A name nothing answered has no step; a bad image does: the step that reached the file that failed.
+  if (already_loaded) {
+    outcome.found_by = resolve::SearchStep::Loaded;
+  } else if (resolution.failure != Failure::NotFound) {
+    outcome.found_by = resolution.found_by;
+  }
   closure_.loads.push_back(std::move(outcome));
 }
 
@@ -359,8 +365,9 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
     if (!seen.insert(frame.module).second) continue;
     const Module& module = closure_.modules[frame.module];
     members.insert(module.name);
-    if (module.resolution.failure != Failure::None && !module.is_root) {
-      failed.push_back({frame.module, frame.parent, frame.depth});
+    if (module.resolution.failure != Failure::None && (!module.is_root || frame.module == root)) {
+      // A failed root is what the request itself asked for.
+      failed.push_back({frame.module, frame.module == root ? outcome.request : frame.parent, frame.depth});
       continue;
     }
     const auto& list = edges_[frame.module];
@@ -374,9 +381,6 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
       if (members.count(missing.needed_by)) missing_exports.emplace_back(index, missing.function);
     }
   }
-  const Module& root_module = closure_.modules[root];
-  if (root_module.resolution.failure != Failure::None)
-    failed.insert(failed.begin(), {root, root_module.needed_by.front(), 0});
   std::stable_sort(failed.begin(), failed.end(), [](const Failed& a, const Failed& b) { return a.depth > b.depth; });
   for (const Failed& f : failed) {
     if (closure_.modules[f.module].resolution.failure == Failure::NotFound) {

@@ -273,6 +273,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   const bool known =
       std::find(environment_.known_dlls.begin(), environment_.known_dlls.end(), key) != environment_.known_dlls.end();
   const env::FolderRef& system32 = system_folder(process.machine);
+  const bool wow64 = process.machine == pe::machine::kI386;
 
   // Steps that decide before any folder is searched. Their winner is recorded first; the folder
   // candidates found afterwards are the copies it shadows.
@@ -303,7 +304,9 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     if (auto found = system_copy()) {
       add(SearchStep::KnownDll, *found);
       decided = resolution.candidates.size() - 1;
-    } else if (environment_.assume_system_dlls) {
+    } else if (environment_.assume_system_dlls && env::assumes_system_dll(environment_, key, wow64)) {
+      // A KnownDLLs name that is no stock Windows DLL (--known-dlls msvcp140) is not taken on trust: as a
+      // KnownDLLs entry with no file in System32, the loader goes on with the search.
       add_assumed(SearchStep::KnownDll);
       decided = resolution.candidates.size() - 1;
     }
@@ -312,8 +315,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   for (const SearchFolder& folder : search_order(process, context)) {
     resolution.searched.push_back(folder);
     if (folder.step == SearchStep::System32 && environment_.assume_system_dlls &&
-        env::assumes_system_dll(environment_, key, process.machine == pe::machine::kI386) && !decided &&
-        !system_copy()) {
+        env::assumes_system_dll(environment_, key, wow64) && !decided && !system_copy()) {
       add_assumed(SearchStep::System32);
       continue;
     }

@@ -1,8 +1,9 @@
-// Readers of the Windows environment against real files: Wine's API set schema (when Wine is installed)
-// and the registry hives built from fixtures/registry/*.reg.
+// Readers of the Windows environment against real files: Wine's API set schema (when Wine is installed),
+// the registry hives built from fixtures/registry/*.reg, and the case-insensitive folder index.
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -10,10 +11,14 @@
 #include <vector>
 
 #include "dlldoctor/env/api_set.hpp"
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
 
+namespace fs = std::filesystem;
 using dlldoctor::BoundedReader;
 using dlldoctor::env::ApiSetSchema;
+using dlldoctor::env::HostFileSystem;
 using dlldoctor::env::RegistryHive;
 using dlldoctor::env::RegistryValue;
 namespace reg_type = dlldoctor::env::reg_type;
@@ -21,6 +26,14 @@ namespace reg_type = dlldoctor::env::reg_type;
 namespace {
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// A fresh, empty folder for one test's tree.
+fs::path fresh_folder(const std::string& name) {
+  const fs::path folder = fs::path(DLLDOCTOR_ENV_WORK_DIR) / name;
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  return fs::canonical(folder);
+}
 
 std::vector<std::uint8_t> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -117,6 +130,75 @@ TEST_CASE("Wine's API set schema") {
   CHECK_FALSE(schema->resolve("api-ms-win-deprecated-apis-legacy-l1-1-0.dll"));  // listed without a host
   CHECK_FALSE(schema->resolve("ext-ms-win-no-such-set-l1-1-0.dll"));
   CHECK_FALSE(schema->resolve("kernel32.dll"));
+}
+
+TEST_CASE("a sysroot's apisetschema.dll replaces the built-in API set table") {
+  const std::string wine_schema = DLLDOCTOR_WINE_APISETSCHEMA;
+  if (!exists(wine_schema)) {
+    MESSAGE("skipped: " << wine_schema << " is absent (install wine64)");
+    return;
+  }
+  const fs::path root = fresh_folder("apiset-sysroot");
+  const fs::path system32 = root / "Windows" / "System32";
+  fs::create_directories(system32);
+  fs::copy_file(wine_schema, system32 / "apisetschema.dll");
+  // Wine's schema hosts processthreads-l1-1-* in kernel32.dll; the built-in table sends every
+  // api-ms-win-core-* without an exception of its own to kernelbase.dll, so the two answers differ.
+  const char* const name = "api-ms-win-core-processthreads-l1-1-3.dll";
+  REQUIRE(ApiSetSchema::builtin().resolve(name) == "kernelbase.dll");
+
+  dlldoctor::env::EnvironmentFlags flags;
+  flags.sysroot = root.string();
+  HostFileSystem files;
+  auto environment = dlldoctor::env::environment_from_flags(flags, files);
+  REQUIRE_MESSAGE(environment.ok(), (environment.ok() ? "" : environment.error().message));
+  CHECK(environment->api_sets.source() == (system32 / "apisetschema.dll").string());
+  CHECK(environment->api_sets.resolve(name) == "kernel32.dll");
+  CHECK(environment->api_sets.size() == ApiSetSchema::from_file(wine_schema)->size());
+
+  // The same sysroot without the file keeps the built-in table.
+  fs::remove(system32 / "apisetschema.dll");
+  HostFileSystem fresh_files;
+  auto without = dlldoctor::env::environment_from_flags(flags, fresh_files);
+  REQUIRE(without.ok());
+  CHECK(without->api_sets.source() == ApiSetSchema::builtin().source());
+  CHECK(without->api_sets.resolve(name) == "kernelbase.dll");
+}
+
+TEST_CASE("each folder is read from the disk once, however many case variants are asked for") {
+  const fs::path root = fresh_folder("listing");
+  fs::create_directories(root / "a" / "Sub");
+  fs::create_directories(root / "b");
+  std::ofstream(root / "a" / "CUDNN64_9.DLL") << "x";
+  std::ofstream(root / "b" / "zlibwapi.dll") << "x";
+  const std::string a = (root / "a").string();
+  const std::string b = (root / "b").string();
+
+  HostFileSystem files;
+  for (const char* name : {"cudnn64_9.dll", "CUDNN64_9.DLL", "Cudnn64_9.Dll", "cUdNn64_9.dLl", "cudnn64_9.DLL"}) {
+    CAPTURE(name);
+    CHECK(files.find_file(a, name) == a + "/CUDNN64_9.DLL");
+    CHECK_FALSE(files.find_file(b, name));
+  }
+  for (const char* name : {"zlibwapi.dll", "ZLIBWAPI.DLL", "ZlibWapi.dll", "zlibwapi.DlL"}) {
+    CAPTURE(name);
+    CHECK(files.find_file(b, name) == b + "/zlibwapi.dll");
+    CHECK_FALSE(files.find_file(a, name));
+  }
+  CHECK(files.find_folder(a, "SUB") == a + "/Sub");
+  CHECK(files.find_folder(a, "sub") == a + "/Sub");
+  CHECK_FALSE(files.find_file(a, "sub"));  // a folder is not a file
+  CHECK(files.folder_exists(a));
+  CHECK(files.file_names(a) == std::vector<std::string>{"CUDNN64_9.DLL"});
+  CHECK(files.folder_names(a) == std::vector<std::string>{"Sub"});
+  CHECK(files.folders_listed() == 2);
+
+  // A folder not asked about before is one more listing; a folder that does not exist is never listed.
+  CHECK_FALSE(files.find_file(a + "/Sub", "cudnn64_9.dll"));
+  CHECK(files.folders_listed() == 3);
+  CHECK_FALSE(files.folder_exists((root / "missing").string()));
+  CHECK_FALSE(files.find_file((root / "missing").string(), "ZLIBWAPI.DLL"));
+  CHECK(files.folders_listed() == 3);
 }
 
 TEST_CASE("a PE without an .apiset section is not a schema") {

@@ -209,8 +209,20 @@ Scenario load_scenario(const fs::path& file) {
   if (const auto* checks = root["json"].as_array()) {
     for (const auto& item : *checks) {
       const auto* t = item.as_table();
-      if (!t || !t->get("pointer") || !t->get("equals")) malformed(file, "[[json]] needs pointer and equals");
-      s.json_checks.push_back({need_string(file, *t->get("pointer"), "json.pointer"), to_json(*t->get("equals"))});
+      // TOML has no null: `null = true` stands for `equals = null`.
+      const bool null = t && t->get("null") && t->get("null")->value_or(false);
+      const int tests = t ? (t->get("equals") != nullptr) + int(null) + (t->get("contains") != nullptr) : 0;
+      if (!t || !t->get("pointer") || tests != 1)
+        malformed(file, "[[json]] needs pointer and one of equals, null = true or contains");
+      only_keys(*t, "[[json]]", {"pointer", "equals", "null", "contains"});
+      JsonExpectation check;
+      check.pointer = need_string(file, *t->get("pointer"), "json.pointer");
+      if (t->get("contains")) {
+        check.contains = need_string(file, *t->get("contains"), "json.contains");
+      } else {
+        check.equals = null ? json(nullptr) : to_json(*t->get("equals"));
+      }
+      s.json_checks.push_back(std::move(check));
     }
   }
   if (const auto* ids = root.get("finding_ids")) s.finding_ids = string_list(file, *ids, "finding_ids");
@@ -500,9 +512,13 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
       fail("json " + check.pointer + ": bad pointer (" + e.what() + ")");
       continue;
     }
-    if (!report.contains(pointer))
-      fail("json " + check.pointer + ": absent, expected " + want.dump());
-    else if (report.at(pointer) != want)
+    if (!report.contains(pointer)) {
+      fail("json " + check.pointer + ": absent, expected " + (check.contains ? *check.contains : want.dump()));
+    } else if (check.contains) {
+      const json& got = report.at(pointer);
+      if (!got.is_string() || got.get<std::string>().find(*check.contains) == std::string::npos)
+        fail("json " + check.pointer + ": " + got.dump() + ", expected a text containing " + *check.contains);
+    } else if (report.at(pointer) != want)
       fail("json " + check.pointer + ": " + report.at(pointer).dump() + ", expected " + want.dump());
   }
   return failures;

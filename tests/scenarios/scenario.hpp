@@ -33,8 +33,9 @@ struct ModuleExpectation {
 
 // [[json]]: a free-form check on one value of the report, for what the typed keys do not cover.
 struct JsonExpectation {
-  std::string pointer;    // RFC 6901, e.g. "/environment/path/0/exists"
-  nlohmann::json equals;  // strings have {root} replaced
+  std::string pointer;                  // RFC 6901, e.g. "/environment/path/0/exists"
+  nlohmann::json equals;                // strings have {root} replaced
+  std::optional<std::string> contains;  // instead of equals: a text value holding this
 };
 
 // [[findings]]: a finding the report must hold (matched by id, and module when given).

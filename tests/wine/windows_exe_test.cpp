@@ -32,9 +32,10 @@ const fs::path kWork = DLLDOCTOR_WINE_WORK_DIR;
 // the live prediction follows Windows there, so they are not compared with Wine's loader.
 // dotlocal_file_exe_folder_first_for_full_path: a --host scenario (not run by wine_test.cpp), the same
 // missing .local redirection as dotlocal_folder_redirects.
-const std::set<std::string> kWineDiffers = {"missing_export_wrong_dll_under_right_name", "dotlocal_folder_redirects",
-                                            "known_dll_assumed_beats_app_dir",
-                                            "dotlocal_file_exe_folder_first_for_full_path"};
+const std::set<std::string> kWineDiffers = {
+    "missing_export_wrong_dll_under_right_name", "missing_export_by_ordinal",
+    "missing_export_forwarder_target",           "dotlocal_folder_redirects",
+    "known_dll_assumed_beats_app_dir",           "dotlocal_file_exe_folder_first_for_full_path"};
 
 std::string c_path(const fs::path& drive_c, const fs::path& host) {
   std::string rel = fs::relative(host, drive_c).string();

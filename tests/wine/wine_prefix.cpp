@@ -94,14 +94,25 @@ WineRun parse_loaddll(const std::string& text, const std::string& program_window
   run.log = text;
   static const std::regex kLoaded(
       R"re(^([0-9a-f]+):trace:loaddll:\w+ Loaded L"(.*)" at [0-9A-Fa-f]+: (native|builtin)\s*$)re");
+  static const std::regex kNotFound(
+      R"re(^([0-9a-f]+):err:module:import_dll Library (.+) \(which is needed by L"(.*)"\) not found\s*$)re");
+  const auto unescape = [](std::string path) {
+    for (size_t at = path.find("\\\\"); at != std::string::npos; at = path.find("\\\\", at + 1)) path.erase(at, 1);
+    return path;
+  };
   std::string thread;
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
     std::smatch m;
+    if (!thread.empty() && std::regex_match(line, m, kNotFound) && m[1] == thread) {
+      run.not_found.insert(lower(m[2]));
+      const std::string importer = unescape(m[3]);
+      if (lower(importer) != lower(program_windows_path)) run.failed_importers.emplace(base_name(importer), importer);
+      continue;
+    }
     if (!std::regex_match(line, m, kLoaded)) continue;
-    std::string path = m[2];
-    for (size_t at = path.find("\\\\"); at != std::string::npos; at = path.find("\\\\", at + 1)) path.erase(at, 1);
+    const std::string path = unescape(m[2]);
     if (thread.empty()) {
       if (lower(path) != lower(program_windows_path)) continue;
       thread = m[1];

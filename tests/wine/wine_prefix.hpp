@@ -47,11 +47,17 @@ struct WineRun {
   int exit_code = -1;
   std::map<std::string, std::string> loaded;  // lower-case base name -> Windows path Wine loaded
   std::set<std::string> builtin;              // lower-case base names Wine mapped from its own builtins
+  // With err+module in WINEDEBUG: a module Wine mapped but never logged as loaded because one of its own
+  // imports is missing (lower-case base name -> its Windows path), and every library it reported not
+  // found (lower-case names; the failed importers are reported not found too, one level up).
+  std::map<std::string, std::string> failed_importers;
+  std::set<std::string> not_found;
   std::string log;
 };
 
-// `Loaded L"Z:\\...\\x.dll" at 0000000180000000: native` from the program's own thread only: the
-// background processes write their own loaddll lines into the same stream (DOMAIN.md §7).
+// `Loaded L"Z:\\...\\x.dll" at 0000000180000000: native`, and with err+module
+// `err:module:import_dll Library x.dll (which is needed by L"Z:\\...\\y.dll") not found`, from the
+// program's own thread only: the background processes write into the same stream (DOMAIN.md §7).
 WineRun parse_loaddll(const std::string& text, const std::string& program_windows_path);
 
 }  // namespace dlldoctor::test

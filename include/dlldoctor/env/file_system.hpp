@@ -2,6 +2,7 @@
 // Where the resolver looks for files. Windows names are case-insensitive, so on a case-sensitive disk
 // (a mounted Windows drive on Linux) every lookup goes through a lower-cased index of the folder; each
 // folder is listed at most once per run. Nothing else below the CLI touches the disk for searching.
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,9 @@ class HostFileSystem final : public FileSystem {
   std::vector<std::string> folder_names(const std::string& folder) override;
   std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) override;
   std::vector<std::string> unreadable_folders() const override;
+  // How many times a folder was read from the disk: the promise above ("at most once per run") is kept
+  // when this equals the number of distinct folders asked about.
+  std::size_t folders_listed() const { return folders_listed_; }
 
  private:
   struct Entry {
@@ -54,6 +58,7 @@ class HostFileSystem final : public FileSystem {
   const Listing& list(const std::string& folder);
 
   std::map<std::string, Listing> listings_;
+  std::size_t folders_listed_ = 0;
 };
 
 // Joins a host folder and a name with the host's separator.
