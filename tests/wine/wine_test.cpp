@@ -110,6 +110,11 @@ constexpr NotRun kNotRun[] = {
     {"safe_search_off_from_registry",
      "--sysroot with its own SYSTEM hive; under Wine the registry is the prefix's, which the batch shares"},
     {"system16_and_windows_steps", kOwnWindowsFolders},
+    {"healthy_app_local_msvc_runtime_older_than_system", kOwnWindowsFolders},
+    {"arm64ec_dll_in_x64_process",
+     "its ARM64EC and ARM64X DLLs are x64 and ARM64 files given a CHPE pointer by the malformed-set generator: "
+     "they hold no hybrid code, and what the scenario asks is what an x64 process on ARM64 Windows accepts, "
+     "which Wine on x86-64 cannot show"},
     {"missing_root_cause_first",
      "--sysroot with an empty System32: under Wine kernel32.dll and msvcrt.dll are always there (builtins), so "
      "the missing system DLLs this scenario needs cannot be set up"},
