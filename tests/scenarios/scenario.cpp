@@ -172,8 +172,8 @@ Scenario load_scenario(const fs::path& file) {
 
   if (const auto* modules = root["modules"].as_table()) {
     static const std::set<std::string> kModuleKeys = {
-        "status",       "path",    "found_by", "machine",  "load",      "file_version",   "api_set_host",
-        "windows_path", "assumed", "shadowed", "verdicts", "needed_by", "missing_exports"};
+        "status",       "path",    "found_by", "machine",  "load",      "file_version",    "api_set_host",
+        "windows_path", "assumed", "shadowed", "verdicts", "needed_by", "missing_exports", "missing_export_detail"};
     for (const auto& [key, value] : *modules) {
       const auto* t = value.as_table();
       if (!t) malformed(file, "modules." + std::string(key.str()) + " must be a table");
@@ -196,6 +196,7 @@ Scenario load_scenario(const fs::path& file) {
       if (const auto* v = t->get("shadowed")) m.shadowed = string_list(file, *v, "shadowed");
       if (const auto* v = t->get("needed_by")) m.needed_by = string_list(file, *v, "needed_by");
       if (const auto* v = t->get("missing_exports")) m.missing_exports = string_list(file, *v, "missing_exports");
+      m.missing_export_detail = opt_string(file, *t, "missing_export_detail");
       if (const auto* v = t->get("verdicts")) {
         const auto* vt = v->as_table();
         if (!vt) malformed(file, "verdicts must be a table { \"path\" = \"verdict\" }");
@@ -497,6 +498,12 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
         names.push_back(describe(e.value("function", json())));
       if (sorted(names) != sorted(*m.missing_exports))
         fail(where + "missing_exports " + join(sorted(names)) + ", expected " + join(sorted(*m.missing_exports)));
+    }
+    if (m.missing_export_detail) {
+      std::string details;
+      for (const auto& e : got->value("missing_exports", json::array())) details += e.value("detail", "") + "\n";
+      if (details.find(*m.missing_export_detail) == std::string::npos)
+        fail(where + "no missing export's detail contains \"" + *m.missing_export_detail + "\":\n" + details);
     }
   }
   for (const auto& name : s.absent_modules)

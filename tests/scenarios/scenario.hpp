@@ -28,6 +28,7 @@ struct ModuleExpectation {
   std::optional<std::vector<std::string>> shadowed;           // exact set, relative to {root}
   std::vector<std::pair<std::string, std::string>> verdicts;  // candidate path -> verdict
   std::optional<std::vector<std::string>> missing_exports;    // exact set of function names
+  std::optional<std::string> missing_export_detail;           // a part of some missing export's detail
   std::optional<std::vector<std::string>> needed_by;          // subset that must be present
 };
 
