@@ -113,6 +113,7 @@ Json finding_json(const rules::Finding& finding, const rules::RuleData* rules) {
               {"failure_mode", finding.failure_mode},
               {"failure_mode_title", mode ? Json(mode->title) : Json(nullptr)},
               {"seed_section", mode && !mode->seed_section.empty() ? Json(mode->seed_section) : Json(nullptr)},
+              {"failure_mode_explanation", mode ? Json(mode->explanation) : Json(nullptr)},
               {"severity", std::string(rules::severity_name(finding.severity))},
               {"module", finding.module.empty() ? Json(nullptr) : Json(finding.module)},
               {"message", finding.message},
@@ -436,6 +437,8 @@ std::string closure_to_markdown(const ReportInput& input) {
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     fmt::format_to(it, "- **{}** `{}`{}: {}\n", rules::severity_name(finding.severity), finding.id,
                    mode ? " (" + mode->id + ": " + mode->title + ")" : std::string(), finding.message);
+    // Whoever reads the ticket gets the failure mode's explanation, not only its name.
+    if (mode && !mode->explanation.empty()) fmt::format_to(it, "\n  *Why:* {}\n", mode->explanation);
     if (!finding.fix.empty()) {
       out += "\n  ```powershell\n";
       for (const std::string& line : finding.fix) out += "  " + line + "\n";
