@@ -172,15 +172,16 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
       const std::string program_c = c_path(drive_c, program);
 
       // (a) the live prediction against Wine's loader.
-      run_to_files({kWine, exe.string(), program_c, "--wrong-machine", "skip", "--format", "json"}, env, cwd,
-                   root / "live.json", root / "live.err");
+      run_wine({kWine, exe.string(), program_c, "--wrong-machine", "skip", "--format", "json"}, env, cwd,
+               root / "live.json", root / "live.err");
       const json live = parse_report(read_text(root / "live.json"));
       REQUIRE_MESSAGE(live.is_object(), "no JSON from dlldoctor.exe: " << read_text(root / "live.err"));
       CHECK(live["environment"]["source"] == "live");
       auto trace = env;
       trace["WINEDEBUG"] = "-all,+loaddll";
-      const int rc = run_to_files({kWine, program}, trace, cwd, root / "wine.out", root / "wine.err");
-      const WineRun wine = parse_loaddll(read_text(root / "wine.err"), c_path(drive_c, program));
+      const WineRun wine =
+          run_traced(program, c_path(drive_c, program), trace, cwd, root / "wine.out", root / "wine.err");
+      const int rc = wine.exit_code;
       for (const auto& [name, module] : modules_of(live)) {
         const auto got = wine.loaded.find(name);
         if (module.first != "ok" || module.second.empty() || got == wine.loaded.end()) continue;
@@ -200,8 +201,8 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
 
       // (b) snapshot under Wine, replay on Linux.
       const fs::path snapshot = root / "env.json";
-      run_to_files({kWine, exe.string(), "snapshot", "-o", c_path(drive_c, snapshot)}, env, cwd, root / "snap.out",
-                   root / "snap.err");
+      run_wine({kWine, exe.string(), "snapshot", "-o", c_path(drive_c, snapshot)}, env, cwd, root / "snap.out",
+               root / "snap.err");
       REQUIRE_MESSAGE(fs::exists(snapshot), read_text(root / "snap.err"));
       const auto replay = run_process({kDlldoctor, program, "--env", snapshot.string(), "--sysroot", drive_c.string(),
                                        "--wrong-machine", "skip", "--format", "json"},
@@ -214,9 +215,9 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
       CHECK(findings_of(replayed) == findings_of(live));
 
       // (c) probe: the real loader as a second opinion agrees.
-      run_to_files({kWine, exe.string(), "probe", program_c, "--wrong-machine", "skip", "--format", "json",
-                    "--probe-timeout", "5"},
-                   env, cwd, root / "probe.json", root / "probe.err");
+      run_wine({kWine, exe.string(), "probe", program_c, "--wrong-machine", "skip", "--format", "json",
+                "--probe-timeout", "5"},
+               env, cwd, root / "probe.json", root / "probe.err");
       const json probed = parse_report(read_text(root / "probe.json"));
       REQUIRE_MESSAGE(probed.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
       for (const auto& finding : probed["findings"]) {
@@ -250,13 +251,13 @@ TEST_CASE("dlldoctor never runs what it inspects, unless `probe` is asked for") 
 
   auto env = prefix.env();
   env["DLLDOCTOR_MARKER"] = c_path(drive_c, marker);
-  const int offline = run_to_files({kWine, exe.string(), c_path(drive_c, root / "marker_app.exe")}, env, root,
-                                   root / "offline.out", root / "offline.err");
+  const int offline = run_wine({kWine, exe.string(), c_path(drive_c, root / "marker_app.exe")}, env, root,
+                               root / "offline.out", root / "offline.err");
   CHECK_MESSAGE(offline == 0, read_text(root / "offline.out") << read_text(root / "offline.err"));
   CHECK_FALSE(fs::exists(marker));
 
-  run_to_files({kWine, exe.string(), "probe", c_path(drive_c, root / "marker_app.exe"), "--probe-timeout", "5"}, env,
-               root, root / "probe.out", root / "probe.err");
+  run_wine({kWine, exe.string(), "probe", c_path(drive_c, root / "marker_app.exe"), "--probe-timeout", "5"}, env, root,
+           root / "probe.out", root / "probe.err");
   CHECK_MESSAGE(fs::exists(marker), "probe did not run the program: " << read_text(root / "probe.err"));
 }
 
@@ -280,9 +281,9 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
       if (!complete && std::string(file) == "zlibwapi.dll") continue;
       fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
     }
-    run_to_files({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn64_9.dll"), "--format", "json",
-                  "--probe-timeout", "5"},
-                 env, root, root / "probe.json", root / "probe.err");
+    run_wine({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn64_9.dll"), "--format", "json",
+              "--probe-timeout", "5"},
+             env, root, root / "probe.json", root / "probe.err");
     const json report = parse_report(read_text(root / "probe.json"));
     REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
     CHECK(report["outcome"]["status"] == (complete ? "ok" : "fails"));
@@ -346,7 +347,7 @@ TEST_CASE("probe of LoadLibraryExW calls made by a host agrees with the predicti
       fs::create_directories(cwd);
       auto env = loader_env(prefix);
       env["WINEPATH"] = winepath;
-      run_to_files(args, env, cwd, root / "probe.json", root / "probe.err");
+      run_wine(args, env, cwd, root / "probe.json", root / "probe.err");
       const std::string err = read_text(root / "probe.err");
       const json report = parse_report(read_text(root / "probe.json"));
       REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << err);
@@ -375,9 +376,9 @@ TEST_CASE("probe --host of a host that cannot start makes no call and says so") 
   fs::remove_all(root);
   copy_fixtures(root / "app", {"app.exe", "msvcp140.dll", "vcruntime140.dll"});
   copy_fixtures(root / "lib", {"zlibwapi.dll"});
-  run_to_files({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "app.exe"), "--load",
-                c_path(drive_c, root / "lib" / "zlibwapi.dll"), "--format", "json", "--probe-timeout", "5"},
-               loader_env(*setup->prefix), root, root / "probe.json", root / "probe.err");
+  run_wine({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "app.exe"), "--load",
+            c_path(drive_c, root / "lib" / "zlibwapi.dll"), "--format", "json", "--probe-timeout", "5"},
+           loader_env(*setup->prefix), root, root / "probe.json", root / "probe.err");
   const std::string err = read_text(root / "probe.err");
   const json report = parse_report(read_text(root / "probe.json"));
   REQUIRE_MESSAGE(report.is_object(), err);
@@ -406,9 +407,9 @@ TEST_CASE("probe --host reports a LoadLibraryExW call the real loader answers di
   env["WINEPATH"] = c_path(drive_c, root / "onpath");
   for (const std::string policy : {"fail", "skip"}) {
     CAPTURE(policy);
-    run_to_files({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "marker_app.exe"),
-                  "--load", "cudnn64_9.dll", "--wrong-machine", policy, "--format", "json", "--probe-timeout", "5"},
-                 env, root / "work", root / "probe.json", root / "probe.err");
+    run_wine({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "marker_app.exe"), "--load",
+              "cudnn64_9.dll", "--wrong-machine", policy, "--format", "json", "--probe-timeout", "5"},
+             env, root / "work", root / "probe.json", root / "probe.err");
     const json report = parse_report(read_text(root / "probe.json"));
     REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
     std::vector<std::string> differences;
@@ -444,8 +445,8 @@ TEST_CASE("dlldoctor.exe reads and writes paths that are not ASCII") {
   env["LANG"] = "C.UTF-8";  // Wine reads the Unix command line in the locale's encoding
   const std::string app = c_path(drive_c, root / "app.exe");
   const std::string report_file = c_path(drive_c, root / "report.json");
-  run_to_files({kWine, setup->exe.string(), app, "--format", "json", "-o", report_file}, env, root,
-               root.parent_path() / "out.txt", root.parent_path() / "err.txt");
+  run_wine({kWine, setup->exe.string(), app, "--format", "json", "-o", report_file}, env, root,
+           root.parent_path() / "out.txt", root.parent_path() / "err.txt");
   REQUIRE_MESSAGE(fs::exists(root / "report.json"), read_text(root.parent_path() / "err.txt"));
   const json report = parse_report(read_text(root / "report.json"));
   REQUIRE(report.is_object());
@@ -474,16 +475,16 @@ TEST_CASE("live environment: a terminal older than the registry's PATH is named 
   auto env = loader_env(*setup->prefix);
   const std::string cudnn = c_path(drive_c, root / "cudnn");
   const std::string user_path = "%SystemDrive%" + cudnn.substr(2);
-  REQUIRE(run_to_files(
-              {kWine, "reg", "add", "HKCU\\Environment", "/v", "Path", "/t", "REG_EXPAND_SZ", "/d", user_path, "/f"},
-              env, root, root / "reg.out", root / "reg.err") == 0);
+  REQUIRE(
+      run_wine({kWine, "reg", "add", "HKCU\\Environment", "/v", "Path", "/t", "REG_EXPAND_SZ", "/d", user_path, "/f"},
+               env, root, root / "reg.out", root / "reg.err") == 0);
   const std::string app = c_path(drive_c, root / "app" / "app.exe");
   const std::string dlldoctor = c_path(drive_c, setup->exe);
-  run_to_files({kWine, "cmd", "/c", "set PATH=C:\\windows\\system32&& " + dlldoctor + " " + app + " --format json"},
-               env, root, root / "stale.json", root / "stale.err");
-  run_to_files({kWine, dlldoctor, app, "--format", "json"}, env, root, root / "fresh.json", root / "fresh.err");
-  run_to_files({kWine, "reg", "delete", "HKCU\\Environment", "/v", "Path", "/f"}, env, root, root / "reg.out",
-               root / "reg.err");
+  run_wine({kWine, "cmd", "/c", "set PATH=C:\\windows\\system32&& " + dlldoctor + " " + app + " --format json"}, env,
+           root, root / "stale.json", root / "stale.err");
+  run_wine({kWine, dlldoctor, app, "--format", "json"}, env, root, root / "fresh.json", root / "fresh.err");
+  run_wine({kWine, "reg", "delete", "HKCU\\Environment", "/v", "Path", "/f"}, env, root, root / "reg.out",
+           root / "reg.err");
 
   const json stale = parse_report(read_text(root / "stale.json"));
   REQUIRE_MESSAGE(stale.is_object(), read_text(root / "stale.err"));
@@ -515,10 +516,10 @@ TEST_CASE("probe starts the program with the PATH and current folder given by --
   copy_fixtures(root / "cudnn", {"cudnn64_9.dll", "cudnn_graph64_9.dll"});
   copy_fixtures(root / "work", {"zlibwapi.dll"});
   auto env = loader_env(*setup->prefix);
-  run_to_files({kWine, setup->exe.string(), "probe", c_path(drive_c, root / "app" / "app.exe"), "--path",
-                c_path(drive_c, root / "cudnn"), "--cwd", c_path(drive_c, root / "work"), "--format", "json",
-                "--probe-timeout", "5"},
-               env, root, root / "probe.json", root / "probe.err");
+  run_wine({kWine, setup->exe.string(), "probe", c_path(drive_c, root / "app" / "app.exe"), "--path",
+            c_path(drive_c, root / "cudnn"), "--cwd", c_path(drive_c, root / "work"), "--format", "json",
+            "--probe-timeout", "5"},
+           env, root, root / "probe.json", root / "probe.err");
   const std::string err = read_text(root / "probe.err");
   const json report = parse_report(read_text(root / "probe.json"));
   REQUIRE_MESSAGE(report.is_object(), err);
@@ -543,8 +544,8 @@ TEST_CASE("dlldoctor.exe --scan skips reparse points: no loop, nothing from outs
   copy_fixtures(outside, {"cudnn64_8.dll"});
   fs::create_directory_symlink("..", root / "bin" / "up");  // C:\trees\scan-reparse\bin\up\bin\up\...
   fs::create_directory_symlink(outside, root / "bin" / "elsewhere");
-  run_to_files({kWine, setup->exe.string(), "--scan", c_path(drive_c, root), "--format", "json"},
-               loader_env(*setup->prefix), root, root.parent_path() / "scan.json", root.parent_path() / "scan.err");
+  run_wine({kWine, setup->exe.string(), "--scan", c_path(drive_c, root), "--format", "json"},
+           loader_env(*setup->prefix), root, root.parent_path() / "scan.json", root.parent_path() / "scan.err");
   const json report = parse_report(read_text(root.parent_path() / "scan.json"));
   REQUIRE_MESSAGE(report.is_object(), read_text(root.parent_path() / "scan.err"));
   CHECK(report["counts"]["folders"] == 2);  // the root and bin, once each

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <sstream>
 
@@ -116,11 +117,33 @@ WineRun parse_loaddll(const std::string& text, const std::string& program_window
     if (thread.empty()) {
       if (lower(path) != lower(program_windows_path)) continue;
       thread = m[1];
+      run.program_mapped = true;
     }
     if (m[1] != thread) continue;
     run.loaded.emplace(base_name(path), path);
     if (m[3] == "builtin") run.builtin.insert(base_name(path));
   }
+  return run;
+}
+
+int run_wine(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env, const fs::path& cwd,
+             const fs::path& out_file, const fs::path& err_file) {
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    const int rc = run_to_files(argv, env, cwd, out_file, err_file);
+    const bool silent = read_text(out_file).empty() && read_text(err_file).empty();
+    if (rc == 0 || !silent || attempt == kAttempts) return rc;
+    std::cerr << "note: Wine exited with " << rc << " and printed nothing (" << argv.at(1) << "); repeating, attempt "
+              << attempt + 1 << " of " << kAttempts << "\n";
+  }
+}
+
+WineRun run_traced(const std::string& program, const std::string& program_windows_path,
+                   const std::map<std::string, std::string>& env, const fs::path& cwd, const fs::path& out_file,
+                   const fs::path& err_file) {
+  const int rc = run_wine({kWine, program}, env, cwd, out_file, err_file);
+  WineRun run = parse_loaddll(read_text(err_file), program_windows_path);
+  run.exit_code = rc;
   return run;
 }
 

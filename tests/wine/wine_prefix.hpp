@@ -53,11 +53,27 @@ struct WineRun {
   std::map<std::string, std::string> failed_importers;
   std::set<std::string> not_found;
   std::string log;
+  bool program_mapped = false;  // the log shows the program itself being loaded
 };
 
 // `Loaded L"Z:\\...\\x.dll" at 0000000180000000: native`, and with err+module
 // `err:module:import_dll Library x.dll (which is needed by L"Z:\\...\\y.dll") not found`, from the
 // program's own thread only: the background processes write into the same stream (DOMAIN.md §7).
 WineRun parse_loaddll(const std::string& text, const std::string& program_windows_path);
+
+// run_to_files for a command line that starts with kWine. Once, in CI on a freshly booted prefix, wine64
+// exited with status 1 without writing a byte, before mapping the program at all; that says nothing about
+// the program or the loader, so such a run is repeated (three attempts in all, each noted on stderr). A
+// run that printed anything, or exited 0, is never repeated: a traced run always logs the program's own
+// mapping, and dlldoctor.exe always prints its report or an error.
+int run_wine(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+             const std::filesystem::path& cwd, const std::filesystem::path& out_file,
+             const std::filesystem::path& err_file);
+
+// Runs `program` (a host path or a Windows path) under Wine with `env` (which sets WINEDEBUG) and parses
+// its loaddll trace.
+WineRun run_traced(const std::string& program, const std::string& program_windows_path,
+                   const std::map<std::string, std::string>& env, const std::filesystem::path& cwd,
+                   const std::filesystem::path& out_file, const std::filesystem::path& err_file);
 
 }  // namespace dlldoctor::test

@@ -227,6 +227,21 @@ StartUp start_up(const std::vector<std::string>& args) {
 
 }  // namespace
 
+TEST_CASE("wine harness: only a run that exits non-zero without printing anything is repeated") {
+  const fs::path dir = fs::path(DLLDOCTOR_WINE_WORK_DIR) / "harness";
+  fs::create_directories(dir);
+  const auto attempts = [&](const std::string& script) {
+    fs::remove(dir / "count");
+    run_wine({"/bin/sh", "-c", "echo x >> count; " + script}, {}, dir, dir / "out", dir / "err");
+    const std::string count = read_text(dir / "count");
+    return std::count(count.begin(), count.end(), 'x');
+  };
+  CHECK(attempts("exit 1") == 3);
+  CHECK(attempts("echo said >&2; exit 1") == 1);
+  CHECK(attempts("echo said; exit 1") == 1);
+  CHECK(attempts("exit 0") == 1);
+}
+
 TEST_CASE("wine: every documented difference names a wine = true scenario") {
   std::set<std::string> names;
   for (const auto& s : dlldoctor::test::load_scenarios(kScenarios))
@@ -324,10 +339,10 @@ TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked w
       // winedbg disabled: a program that crashes just exits instead of starting the debugger.
       env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
       const fs::path program = fs::path(up.program);
-      const int rc = run_to_files({kWine, program.string()}, env, cwd, root / "wine.out", root / "wine.err");
-      WineRun wine = parse_loaddll(read_text(root / "wine.err"), wine_path(program.string()));
-      wine.exit_code = rc;
-      INFO("WINEPATH=" << winepath << " cwd=" << cwd.string() << " exit " << rc);
+      const WineRun wine =
+          run_traced(program.string(), wine_path(program.string()), env, cwd, root / "wine.out", root / "wine.err");
+      INFO("WINEPATH=" << winepath << " cwd=" << cwd.string() << " exit " << wine.exit_code);
+      INFO("Wine stdout: " << read_text(root / "wine.out").substr(0, 1000));
       INFO("Wine log (" << (root / "wine.err").string() << "):\n" << wine.log.substr(0, 4000));
 
       const Comparison c = compare(report, wine);
