@@ -6,6 +6,7 @@
 #include <set>
 
 #include "dlldoctor/report/markdown.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -214,21 +215,6 @@ Json closure_to_json(const ReportInput& input) {
 }
 
 namespace {
-
-constexpr std::size_t kTextWidth = 80;
-
-// Columns a terminal gives the text: UTF-8 continuation bytes and colour sequences take none.
-std::size_t columns(const std::string& text) {
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\x1b') {
-      while (i < text.size() && text[i] != 'm') ++i;
-      continue;
-    }
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++count;
-  }
-  return count;
-}
 
 // Words to lines of at most `width` columns, later lines indented; long words (paths) stay whole.
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {

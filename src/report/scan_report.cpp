@@ -6,6 +6,7 @@
 #include <set>
 
 #include "dlldoctor/report/markdown.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -231,6 +232,13 @@ std::string scan_to_text(const ScanInput& input, bool color) {
   auto red = [&](const std::string& text) { return color ? "\x1b[31m" + text + "\x1b[0m" : text; };
   std::string out;
   auto it = std::back_inserter(out);
+  // A line that names a path: `whole` when it fits in kTextWidth columns, otherwise `shorter` with the
+  // path on a line of its own below it, so that what is said about the path stays readable. Names are
+  // written printable: a control character in one cannot move the cursor or end a line.
+  const auto put = [&](const std::string& whole, const std::string& shorter, const std::string& path) {
+    out += columns(whole) <= kTextWidth ? whole + "\n" : shorter + "\n    " + path + "\n";
+  };
+  const auto name = [](const std::string& path) { return scan::printable(path); };
   fmt::format_to(it, "Scanned {} folders ({} entries): {} copies of {} DLL names.\n", result.folders, result.entries,
                  result.files.size(), summary.groups.size());
   for (const auto& f : summary.families) {
@@ -240,39 +248,63 @@ std::string scan_to_text(const ScanInput& input, bool color) {
                    f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
   }
   for (const auto& m : summary.mixed_folders) {
-    const bool error = m.severity == rules::Severity::Error;
-    fmt::format_to(it, "{} {} mixes {}\n", error ? red("error:") : warn("warning:"), m.folder, m.what);
+    const std::string label = m.severity == rules::Severity::Error ? red("error:") : warn("warning:");
+    put(fmt::format("{} {} mixes {}", label, name(m.folder), m.what),
+        fmt::format("{} this folder mixes {}:", label, m.what), name(m.folder));
   }
-  for (const auto* b : summary.backups) fmt::format_to(it, "backup copy: {} ({})\n", b->path, version_text(*b));
+  for (const auto* b : summary.backups) {
+    put(fmt::format("backup copy: {} ({})", name(b->path), version_text(*b)),
+        fmt::format("backup copy ({}):", version_text(*b)), name(b->path));
+  }
   if (input.search) fmt::format_to(it, "search: {}\n", input.search->description);
   for (const auto& group : summary.groups) {
     fmt::format_to(it, "\n{}{}\n", group.copies.front()->name,
                    group.family ? " (" + group.family->name + ")" : std::string());
+    // One layout for the whole group, so that its rows stay a table: paths on their own lines when
+    // one row would not fit.
+    struct Row {
+      std::string before_path, path, tail;
+    };
+    std::vector<Row> rows;
+    bool fits = true;
     for (const auto* copy : group.copies) {
       const std::string_view status = input.search ? search_status(*input.search, *copy) : "";
-      const std::string search = status == "loads" ? "  <- loads" : status == "shadowed" ? "  (shadowed)" : "";
-      fmt::format_to(it, "  {:<14} {:<6} {:>12}  {}{}{}\n", version_text(*copy),
-                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, copy->path,
-                     copy->error.empty() ? "" : "  [" + copy->error + "]", search);
+      Row row{fmt::format("  {:<14} {:<6} {:>12}", version_text(*copy),
+                          copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size),
+              name(copy->path),
+              (copy->error.empty() ? "" : "  [" + copy->error + "]") + (status == "loads"      ? "  <- loads"
+                                                                        : status == "shadowed" ? "  (shadowed)"
+                                                                                               : "")};
+      fits = fits && columns(row.before_path + "  " + row.path + row.tail) <= kTextWidth;
+      rows.push_back(std::move(row));
+    }
+    for (const auto& row : rows) {
+      out += fits ? row.before_path + "  " + row.path + row.tail + "\n"
+                  : row.before_path + row.tail + "\n    " + row.path + "\n";
     }
     for (const auto& same : group.identical) {
       fmt::format_to(it, "  identical: {} copies of {} ({} bytes)\n", same.size(), version_text(*same.front()),
                      same.front()->size);
     }
   }
-  if (!result.missing_roots.empty()) {
-    for (const auto& root : result.missing_roots) fmt::format_to(it, "{} {}: no such folder\n", warn("warning:"), root);
+  for (const auto& root : result.missing_roots) {
+    put(fmt::format("{} {}: no such folder", warn("warning:"), name(root)),
+        fmt::format("{} no such folder:", warn("warning:")), name(root));
   }
   if (result.unreadable_folders) {
-    fmt::format_to(it, "\n{} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
-                   result.unreadable_examples.empty() ? "" : result.unreadable_examples.front());
+    const std::string example = result.unreadable_examples.empty() ? "" : result.unreadable_examples.front();
+    const std::string said = fmt::format("\n{} folders could not be read (skipped), e.g.", result.unreadable_folders);
+    put(said + " " + example, said, example);
   }
   if (result.unreadable_files) {
-    fmt::format_to(it, "{} files could not be read (no permission, or locked), e.g. {}\n", result.unreadable_files,
-                   result.unreadable_file_examples.front());
+    const std::string& example = result.unreadable_file_examples.front();
+    const std::string said =
+        fmt::format("{} files could not be read (no permission, or locked), e.g.", result.unreadable_files);
+    put(said + " " + example, said, example);
   }
   if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
-  for (const auto& name : result.invalid_names) fmt::format_to(it, "name that is not UTF-8: {}\n", name);
+  for (const auto& invalid : result.invalid_names)
+    put("name that is not UTF-8: " + invalid, "name that is not UTF-8:", invalid);
   return out;
 }
 

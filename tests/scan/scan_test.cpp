@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "support/run_process.hpp"
+#include "support/text_columns.hpp"
 
 namespace fs = std::filesystem;
 using dlldoctor::test::run_process;
@@ -94,6 +96,13 @@ std::string without_time(std::string text) {
   const auto at = text.find("\"generated_at\"");
   REQUIRE(at != std::string::npos);
   return text.erase(at, text.find('\n', at) - at);
+}
+
+// A text line about a path: `whole`, or where that passes 80 columns, `shorter` with the path alone below.
+bool says_about(const std::string& text, const std::string& whole, const std::string& shorter,
+                const std::string& path) {
+  return text.find(whole + "\n") != std::string::npos ||
+         text.find(shorter + "\n    " + path + "\n") != std::string::npos;
 }
 
 const json* group(const json& report, const std::string& name) {
@@ -185,11 +194,52 @@ TEST_CASE("scan text output, and bad roots") {
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("cuDNN 9: 9.0.0.312, 9.1.0.70 (more than one version on this disk)") != std::string::npos);
   CHECK(text.out.find("mixes cuDNN 9 and cuDNN 8") != std::string::npos);
-  CHECK(text.out.find("backup copy:") != std::string::npos);
+  const std::string backup = (root / "CUDA/v12.4/bin/cudnn64_9.dll.bak").string();
+  CHECK(says_about(text.out, "backup copy: " + backup + " (9.1.0.70)", "backup copy (9.1.0.70):", backup));
   CHECK(text.out.find("1 folders could not be read") != std::string::npos);
   const auto missing = scan({"--scan", (root / "no-such-folder").string()});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no such folder") != std::string::npos);
+}
+
+// Every line fits in 80 columns, or is a path alone on its own line under the line that says what it is.
+void check_80_columns(const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (dlldoctor::test::columns(line) <= 80) continue;
+    CHECK_MESSAGE((line.rfind("    /", 0) == 0 && line.find(' ', 4) == std::string::npos), line);
+  }
+}
+
+TEST_CASE("scan text: readable at 80 columns, one layout per table, names printed harmless") {
+  const fs::path root = build_tree();
+  const auto deep = scan({"--scan", root.string()});
+  REQUIRE(deep.exit_code == 0);
+  check_80_columns(deep.out);
+  // The paths of this tree do not fit beside the columns: each goes on its own line under its row.
+  CHECK(deep.out.find("  9.0.0.312      x64           14336\n    " + (root / "CUDA/v12.4/bin/cudnn64_9.dll").string() +
+                      "\n") != std::string::npos);
+  CHECK(deep.out.find("  -              -                 0  [the file is empty]\n    " +
+                      (root / "quarantine/cudnn_cnn64_9.dll").string() + "\n") != std::string::npos);
+  CHECK(deep.out.find("bad\\xff\\xfe/cudnn_graph64_9.dll\n") != std::string::npos);
+  CHECK(deep.out.find("bad\xff") == std::string::npos);
+
+  // Short paths stay on the row; a control character in a name is escaped, not sent to the terminal.
+  std::string made = "/tmp/ddscan-XXXXXX";  // short on every machine, unlike the build folder
+  REQUIRE(mkdtemp(made.data()));
+  const fs::path shallow = made;
+  fs::permissions(shallow, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  place("x64/cudnn64_9.dll", shallow / "a/cudnn64_9.dll");
+  place("x64/cudnn-9.0/cudnn64_9.dll", shallow / "e\x1bJ/cudnn64_9.dll");
+  const auto short_paths = scan({"--scan", shallow.string()});
+  fs::remove_all(shallow);
+  REQUIRE(short_paths.exit_code == 0);
+  check_80_columns(short_paths.out);
+  CHECK(short_paths.out.find("  9.1.0.70       x64           14336  " + (shallow / "a/cudnn64_9.dll").string() +
+                             "\n") != std::string::npos);
+  CHECK(short_paths.out.find((shallow / "e\\x1bJ/cudnn64_9.dll").string()) != std::string::npos);
+  CHECK(short_paths.out.find('\x1b') == std::string::npos);
 }
 
 TEST_CASE("scan JSON: two scans of the tree print the same bytes apart from generated_at") {
@@ -234,8 +284,9 @@ TEST_CASE("scan counts a file it may not read apart from one that vanished") {
   CHECK(report["unreadable_file_examples"] == json({(root / "private/cudnn_adv64_9.dll").string()}));
   CHECK_FALSE(group(report, "cudnn_adv64_9.dll"));
   const auto text = scan({"--scan", root.string()});
-  CHECK(text.out.find("1 files could not be read (no permission, or locked), e.g. " +
-                      (root / "private/cudnn_adv64_9.dll").string()) != std::string::npos);
+  const std::string example = (root / "private/cudnn_adv64_9.dll").string();
+  const std::string said = "1 files could not be read (no permission, or locked), e.g.";
+  CHECK(says_about(text.out, said + " " + example, said, example));
   CHECK(text.out.find("vanished") == std::string::npos);
 }
 
@@ -339,8 +390,9 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
                                             {"severity", "error"}}));
   const auto text = scan({"--scan", root.string()});
   CHECK(text.exit_code == 1);
-  CHECK(text.out.find("error: " + (root / "app/bin").string() + " mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70") !=
-        std::string::npos);
+  const std::string folder = (root / "app/bin").string();
+  CHECK(says_about(text.out, "error: " + folder + " mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70",
+                   "error: this folder mixes cuDNN 9 versions 9.0.0.312 and 9.1.0.70:", folder));
   const auto markdown = scan({"--scan", root.string(), "--format", "markdown"});
   CHECK(markdown.exit_code == 1);
   CHECK(markdown.out.find("- :x: **error** `" + (root / "app/bin").string() +
