@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "dlldoctor/report/image_report.hpp"
 
@@ -33,7 +34,7 @@ int run_inspect(const InspectOptions& options) {
     } else {
       // Written file by file, so memory does not grow with the number of files.
       report::append_image_text(text, path, *image);
-      std::fwrite(text.data(), 1, text.size(), stdout);
+      write_output(text, "");
       text.clear();
     }
   }
@@ -43,7 +44,7 @@ int run_inspect(const InspectOptions& options) {
     text = out.dump(2, ' ', false, report::Json::error_handler_t::replace);
     text += '\n';
   }
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  write_output(text, "");
   return status;
 }
 

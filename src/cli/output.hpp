@@ -5,11 +5,14 @@
 
 #include "cli/commands.hpp"
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::cli {
 
-// Writes `text` to `path` ("" or "-" = stdout). Returns kExitFailure (with a message) if it cannot.
-inline int write_output(const std::string& text, const std::string& path) {
+// Writes a report to `path` ("" or "-" = stdout), made safe for a terminal first (names in it come from the
+// files inspected). Returns kExitFailure (with a message) if it cannot.
+inline int write_output(const std::string& report, const std::string& path) {
+  const std::string text = report::safe_for_terminal(report);
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;

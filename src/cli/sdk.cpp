@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/rules/sdk_check.hpp"
 
@@ -171,7 +172,7 @@ int run_sdk(const SdkOptions& options) {
     append_report_text(out, *report);
   }
   for (const auto& problem : report->problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  write_output(out, "");
   return report->has_errors() ? kExitFindings : kExitOk;
 }
 

@@ -8,32 +8,11 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/mapped_file.hpp"
+#include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "scan/walker.hpp"
 
 namespace dlldoctor::scan {
-
-bool valid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    if (c >= 0xC2 && c <= 0xDF) {
-      extra = 1;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      extra = 3;
-    } else if (c >= 0x80) {
-      return false;
-    }
-    if (i + extra >= text.size() && extra > 0) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
 
 std::optional<std::pair<std::string, bool>> dll_key(std::string_view file_name) {
   std::string lower = ascii_lower(file_name);

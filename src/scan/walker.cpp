@@ -1,5 +1,7 @@
 #include "scan/walker.hpp"
 
+#include "dlldoctor/core/utf8.hpp"
+
 #ifdef _WIN32
 #include "dlldoctor/core/utf8_windows.hpp"
 #include "dlldoctor/core/windows_api.hpp"

@@ -21,4 +21,12 @@ inline std::size_t columns(std::string_view text) {
   return count;
 }
 
+// A report as it may reach a terminal. Names in a report come from the files inspected (a DLL name in an
+// import table is whatever bytes the file holds), and a terminal obeys the control sequences it is sent.
+// So every control character but newline and tab, every C1 control (U+0080-U+009F) and every byte that
+// is not valid UTF-8 is written as \xNN; the only escape sequences kept are the colours the text writers
+// use themselves (SGR 0, 31, 32, 33, 1;31, 1;32). Valid UTF-8 and JSON (which escapes its controls) pass
+// unchanged.
+std::string safe_for_terminal(std::string_view text);
+
 }  // namespace dlldoctor::report

@@ -55,8 +55,6 @@ ScanResult scan(const ScanOptions& options);
 // it is not a DLL name at all.
 std::optional<std::pair<std::string, bool>> dll_key(std::string_view file_name);
 
-bool valid_utf8(std::string_view text);
-
 // A path fit for a report: valid UTF-8 stays as it is, otherwise every byte outside printable ASCII is
 // written \xNN. Control characters are escaped either way, so a name cannot break a line or a table row.
 std::string printable(std::string_view text);
