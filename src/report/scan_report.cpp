@@ -269,12 +269,10 @@ std::string scan_to_text(const ScanInput& input, bool color) {
     bool fits = true;
     for (const auto* copy : group.copies) {
       const std::string_view status = input.search ? search_status(*input.search, *copy) : "";
+      const std::string search = status == "loads" ? "  <- loads" : status == "shadowed" ? "  (shadowed)" : "";
       Row row{fmt::format("  {:<14} {:<6} {:>12}", version_text(*copy),
                           copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size),
-              name(copy->path),
-              (copy->error.empty() ? "" : "  [" + copy->error + "]") + (status == "loads"      ? "  <- loads"
-                                                                        : status == "shadowed" ? "  (shadowed)"
-                                                                                               : "")};
+              name(copy->path), (copy->error.empty() ? "" : "  [" + copy->error + "]") + search};
       fits = fits && columns(row.before_path + "  " + row.path + row.tail) <= kTextWidth;
       rows.push_back(std::move(row));
     }
