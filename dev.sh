@@ -53,9 +53,10 @@ case "${1:-}" in
     # an ASan/UBSan check.
     cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLLDOCTOR_SANITIZE=ON -DDLLDOCTOR_WERROR=ON >/dev/null
     cmake --build build-test -j "$jobs"
-    # A short, fixed-time fuzzing run of the PE reader (clang + libFuzzer), then every test; CTest's
-    # summary is the last thing printed.
-    fuzz/run.sh 60
+    # Short, fixed-time fuzzing runs (clang + libFuzzer): the PE reader for a minute, the hive, import
+    # library and API set readers 20 s each; then every test. CTest's summary is the last thing printed.
+    fuzz/run.sh 60 pe_reader
+    fuzz/run.sh 20 registry_hive import_library api_set
     (cd build-test && ctest --output-on-failure -j "$jobs")
     ;;
   *)
