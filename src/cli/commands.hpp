@@ -32,6 +32,10 @@ Runner setup_explain(CLI::App& app, const std::string& argv0);
 // `dlldoctor snapshot -o env.json`.
 Runner setup_snapshot(CLI::App& app);
 
+// Wraps every description in the help of `app` and its subcommands so that `--help` fits in 80 columns
+// (CLI11 indents the lines after a description's newlines to its column). Call once, after every setup_*.
+void fit_help_to_80_columns(CLI::App& app);
+
 // The environment of a command: the snapshot named by --env, else on Windows the live one (no --sysroot
 // and no --path), else the flags (src/cli/snapshot.cpp).
 Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,

@@ -30,17 +30,19 @@ int main(int argc, char** argv) {
   Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
   app.footer(
       "Examples:\n"
-      "  dlldoctor app.exe --path 'C:\\tools\\cudnn\\bin;C:\\CUDA\\v12.4\\bin' --sysroot /mnt/c\n"
+      "  dlldoctor app.exe --path 'C:\\cudnn\\bin;C:\\CUDA\\v12.4\\bin' --sysroot /mnt/c\n"
       "  dlldoctor app.exe --format json > report.json\n"
-      "  dlldoctor app.exe --format markdown -o report.md   (paste into a GitHub issue)\n"
-      "  dlldoctor --scan C:\\                          (every cuDNN, CUDA and MSVC runtime copy on the disk)\n"
+      "  dlldoctor app.exe --format markdown -o report.md  (to paste into an issue)\n"
+      "  dlldoctor --scan C:\\     (every cuDNN, CUDA and MSVC runtime copy on a disk)\n"
       "  dlldoctor --scan /mnt/c --all-dlls --format json -o dlls.json\n"
-      "  dlldoctor --host python.exe --load torch\\lib\\cudnn64_9.dll --profile python-ctypes\n"
+      "  dlldoctor --host python.exe --load cudnn64_9.dll --profile python-ctypes\n"
       "  dlldoctor inspect cudnn64_9.dll\n"
-      "  dlldoctor snapshot -o env.json            (on Windows; then on Linux:)\n"
+      "  dlldoctor snapshot -o env.json                 (on Windows; then on Linux:)\n"
       "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
-      "  dlldoctor probe app.exe                   (Windows: RUNS app.exe, compares its real loads)\n"
-      "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension   (the host makes the call)");
+      "  dlldoctor probe app.exe      (Windows: RUNS app.exe, compares its real loads)\n"
+      "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension\n"
+      "                                   (Windows: the host runs and makes the call)");
+  fit_help_to_80_columns(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

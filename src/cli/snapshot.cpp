@@ -89,8 +89,9 @@ Runner setup_snapshot(CLI::App& app) {
       "Save the environment (folders, PATHs, KnownDLLs, flags, OS version, System32 DLLs with versions) as JSON, "
       "to replay with `dlldoctor APP.exe --env FILE` elsewhere. On Windows: this machine; else the flags.");
   command->footer(
-      "Examples:\n  dlldoctor snapshot -o env.json                 (on the Windows machine)\n"
-      "  dlldoctor app.exe --env env.json --sysroot /mnt/c   (on Linux, with its disk mounted)");
+      "Examples:\n  dlldoctor snapshot -o env.json            (on the Windows machine)\n"
+      "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
+      "                                            (on Linux, with its disk mounted)");
   command->add_option("-o,--output", options->output, "Write the snapshot to this file instead of stdout");
   command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32");
   command->add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)");

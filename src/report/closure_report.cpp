@@ -216,24 +216,6 @@ Json closure_to_json(const ReportInput& input) {
 
 namespace {
 
-// Words to lines of at most `width` columns, later lines indented; long words (paths) stay whole.
-std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    start = end + 1;
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = indent;
-    }
-    line += (line.empty() || line == indent ? "" : " ") + word;
-  }
-  return out + line;
-}
-
 // One fix line, indented under "fix:". A command stays whole, since it must paste as one line; its
 // trailing comment moves above it when the line would pass kTextWidth, and comments wrap as comments.
 std::string fix_text(const std::string& line) {

@@ -13,6 +13,23 @@ constexpr std::array<std::string_view, 6> kOwnColours = {"\x1b[0m",  "\x1b[31m",
 
 }  // namespace
 
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && columns(line) + 1 + columns(word) > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 std::string safe_for_terminal(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -21,6 +21,10 @@ inline std::size_t columns(std::string_view text) {
   return count;
 }
 
+// Words (split at spaces) to lines of at most `width` columns, joined by newlines, every line after the
+// first starting with `indent`. A word longer than a line (a path, a command) stays whole on its own.
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent);
+
 // A report as it may reach a terminal. Names in a report come from the files inspected (a DLL name in an
 // import table is whatever bytes the file holds), and a terminal obeys the control sequences it is sent.
 // So every control character but newline and tab, every C1 control (U+0080-U+009F) and every byte that
