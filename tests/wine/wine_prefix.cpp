@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "scenarios/scenario.hpp"
 
@@ -134,7 +136,9 @@ int run_wine(const std::vector<std::string>& argv, const std::map<std::string, s
     const bool silent = read_text(out_file).empty() && read_text(err_file).empty();
     if (rc == 0 || !silent || attempt == kAttempts) return rc;
     std::cerr << "note: Wine exited with " << rc << " and printed nothing (" << argv.at(1) << "); repeating, attempt "
-              << attempt + 1 << " of " << kAttempts << "\n";
+              << attempt + 1 << " of " << kAttempts << " in a second\n";
+    // Whatever state made Wine give up (its server or services still starting) is given time to pass.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 }
 

@@ -63,9 +63,9 @@ WineRun parse_loaddll(const std::string& text, const std::string& program_window
 
 // run_to_files for a command line that starts with kWine. Once, in CI on a freshly booted prefix, wine64
 // exited with status 1 without writing a byte, before mapping the program at all; that says nothing about
-// the program or the loader, so such a run is repeated (three attempts in all, each noted on stderr). A
-// run that printed anything, or exited 0, is never repeated: a traced run always logs the program's own
-// mapping, and dlldoctor.exe always prints its report or an error.
+// the program or the loader, so such a run is repeated a second later (three attempts in all, each noted
+// on stderr). A run that printed anything, or exited 0, is never repeated: a traced run always logs the
+// program's own mapping, and dlldoctor.exe always prints its report or an error.
 int run_wine(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
              const std::filesystem::path& cwd, const std::filesystem::path& out_file,
              const std::filesystem::path& err_file);
