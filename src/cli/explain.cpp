@@ -54,7 +54,7 @@ struct ExplainOptions {
 };
 
 int fail(const std::string& message) {
-  std::fprintf(stderr, "dlldoctor: %s\n", message.c_str());
+  print_message(message);
   return kExitFailure;
 }
 
@@ -192,19 +192,18 @@ int run_explain(const ExplainOptions& options) {
     auto probe = run_probe();
     if (!probe) return fail(probe.error().message);
     compare_with_probe(*probe, *closure, *rule_data, rule_output);
-    std::fprintf(stderr, "dlldoctor: probe: %zu modules loaded, %s\n", probe->modules.size(),
-                 probe->timed_out ? "still running after the time allowed (ended)"
-                                  : ("exit code " + std::to_string(probe->exit_code.value_or(0))).c_str());
+    print_message("probe: " + std::to_string(probe->modules.size()) + " modules loaded, " +
+                  (probe->timed_out ? "still running after the time allowed (ended)"
+                                    : "exit code " + std::to_string(probe->exit_code.value_or(0))));
     if (request.program_is_host && probe->loads.empty())
-      std::fprintf(stderr, "dlldoctor: probe: the host did not reach its entry point, so no --load call was made\n");
+      print_message("probe: the host did not reach its entry point, so no --load call was made");
     for (std::size_t i = 0; i < probe->loads.size() && i < closure->loads.size(); ++i) {
       const ProbeCallResult& call = probe->loads[i];
-      std::fprintf(stderr, "dlldoctor: probe: %s %s\n", closure->loads[i].request.c_str(),
-                   call.error ? ("failed with error " + std::to_string(call.error)).c_str()
-                              : ("returned " + call.module).c_str());
+      print_message("probe: " + closure->loads[i].request + " " +
+                    (call.error ? "failed with error " + std::to_string(call.error) : "returned " + call.module));
     }
   }
-  for (const auto& problem : rule_output.problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
+  for (const auto& problem : rule_output.problems) print_message("internal: " + problem);
 
   report::ReportInput input;
   input.tool_version = DLLDOCTOR_VERSION;

@@ -25,7 +25,7 @@ int run_inspect(const InspectOptions& options) {
     auto image = pe::read_image_file(path);
     if (!image) {
       status = kExitFailure;
-      std::fprintf(stderr, "dlldoctor: %s: %s\n", path.c_str(), image.error().message.c_str());
+      print_message(path + ": " + image.error().message);
       if (options.format == "json") documents.push_back(report::image_error_to_json(path, image.error().message));
       continue;
     }

@@ -9,17 +9,23 @@
 
 namespace dlldoctor::cli {
 
+// "dlldoctor: MESSAGE" on stderr, made safe for a terminal: messages quote paths and names from files.
+inline void print_message(const std::string& message) {
+  const std::string line = "dlldoctor: " + report::safe_for_terminal(message) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 // Writes a report to `path` ("" or "-" = stdout), made safe for a terminal first (names in it come from the
 // files inspected). Returns kExitFailure (with a message) if it cannot.
-inline int write_output(const std::string& report, const std::string& path) {
-  const std::string text = report::safe_for_terminal(report);
+inline int write_output(const std::string& contents, const std::string& path) {
+  const std::string text = report::safe_for_terminal(contents);
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }
   FILE* file = open_output_file(path);
   if (!file || std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fclose(file) != 0) {
-    std::fprintf(stderr, "dlldoctor: cannot write %s\n", path.c_str());
+    print_message("cannot write " + path);
     return kExitFailure;
   }
   return kExitOk;

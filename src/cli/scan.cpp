@@ -65,7 +65,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   if (command.environment_given) {
     auto built = env::environment_from_flags(command.environment, files);
     if (!built) {
-      std::fprintf(stderr, "dlldoctor: %s\n", built.error().message.c_str());
+      print_message(built.error().message);
       return kExitFailure;
     }
     environment = std::move(built).value();
@@ -73,7 +73,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   const scan::ScanResult result = scan::scan(options);
   if (terminal) std::fprintf(stderr, "\r%79s\r", "");  // the progress line fits in 80 columns
   if (result.missing_roots.size() == options.roots.size()) {
-    for (const auto& root : result.missing_roots) std::fprintf(stderr, "dlldoctor: %s: no such folder\n", root.c_str());
+    for (const auto& root : result.missing_roots) print_message(root + ": no such folder");
     return kExitFailure;
   }
   const auto found = environment ? search(command, result, files, *environment) : std::nullopt;

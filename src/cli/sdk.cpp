@@ -156,13 +156,13 @@ int run_sdk(const SdkOptions& options) {
   check.target_machine = arch_machine(options.arch);
   auto rule_data = rules::load_rules_for(options.argv0, {});
   if (!rule_data) {
-    std::fprintf(stderr, "dlldoctor: %s\n", rule_data.error().message.c_str());
+    print_message(rule_data.error().message);
     return kExitFailure;
   }
   env::HostFileSystem files;
   auto report = rules::check_cudnn_sdk(options.root, files, *rule_data, check);
   if (!report) {
-    std::fprintf(stderr, "dlldoctor: %s\n", report.error().message.c_str());
+    print_message(report.error().message);
     return kExitFailure;
   }
   std::string out;
@@ -171,7 +171,7 @@ int run_sdk(const SdkOptions& options) {
   } else {
     append_report_text(out, *report);
   }
-  for (const auto& problem : report->problems) std::fprintf(stderr, "dlldoctor: internal: %s\n", problem.c_str());
+  for (const auto& problem : report->problems) print_message("internal: " + problem);
   write_output(out, "");
   return report->has_errors() ? kExitFindings : kExitOk;
 }

@@ -63,7 +63,7 @@ int run_snapshot(const SnapshotOptions& options) {
   env::HostFileSystem files;
   auto environment = choose_environment(flags, "", files);
   if (!environment) {
-    std::fprintf(stderr, "dlldoctor: %s\n", environment.error().message.c_str());
+    print_message(environment.error().message);
     return kExitFailure;
   }
   env::SnapshotInfo info;
