@@ -3,6 +3,8 @@
 #if defined(_WIN32)
 #include "dlldoctor/core/utf8_windows.hpp"
 #include "dlldoctor/core/windows_api.hpp"
+#else
+#include <sys/stat.h>
 #endif
 
 namespace dlldoctor {
@@ -15,7 +17,14 @@ std::FILE* open_output_file(const std::string& utf8) { return _wfopen(widen(utf8
 #else
 fs::path to_fs_path(const std::string& utf8) { return fs::path(utf8); }
 std::string from_fs_path(const fs::path& path) { return path.string(); }
-std::ifstream open_input_file(const std::string& utf8) { return std::ifstream(utf8, std::ios::binary); }
+std::ifstream open_input_file(const std::string& utf8) {
+#if !defined(_WIN32)
+  // Only regular files: opening a FIFO waits for a writer forever, and a device can be endless.
+  struct stat info {};
+  if (::stat(utf8.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::ifstream();
+#endif
+  return std::ifstream(utf8, std::ios::binary);
+}
 std::FILE* open_output_file(const std::string& utf8) { return std::fopen(utf8.c_str(), "wb"); }
 #endif
 

@@ -43,6 +43,11 @@ Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failur
     }
     return Error{"cannot open: " + last_error_text()};
   }
+  // A device (CON, NUL, COM1: names a hostile import table can ask for) or a pipe is not a file to map.
+  if (GetFileType(file) != FILE_TYPE_DISK) {
+    CloseHandle(file);
+    return Error{"is not a regular file"};
+  }
   LARGE_INTEGER size{};
   if (!GetFileSizeEx(file, &size)) {
     CloseHandle(file);
@@ -94,7 +99,9 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 
 Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failure) {
   if (failure) *failure = OpenFailure::None;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (a hostile folder can hold one named like a DLL) would otherwise wait for a
+  // writer forever; it is refused below as not a regular file. Reads of regular files are unaffected.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     const int code = errno;
     if (failure) {

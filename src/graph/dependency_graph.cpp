@@ -251,7 +251,10 @@ Result<bool> Builder::add_program(const ClosureRequest& request) {
   root.resolution.found_by = resolve::SearchStep::Root;
   root.needed_by.push_back(request.program_is_host ? "(host process)" : "(start-up)");
   if (!found) {
-    if (!request.program_is_host) return Error{fmt::format("{}: no such file", request.program)};
+    if (!request.program_is_host) {
+      const bool folder = process.app_dir.exists && files_.find_folder(process.app_dir.host, program_name);
+      return Error{fmt::format("{}: {}", request.program, folder ? "is a folder, not a program" : "no such file")};
+    }
     // A host named only for its folder (python.exe on another machine): the folder is the application
     // folder; its own imports are not simulated.
     closure_.notes.push_back(

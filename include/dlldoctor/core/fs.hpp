@@ -27,7 +27,7 @@ namespace dlldoctor {
 // would not be found. Every path that reaches the file system goes through these.
 fs::path to_fs_path(const std::string& utf8);
 std::string from_fs_path(const fs::path& path);
-std::ifstream open_input_file(const std::string& utf8);  // binary
+std::ifstream open_input_file(const std::string& utf8);  // binary; regular files only (not a FIFO)
 std::FILE* open_output_file(const std::string& utf8);    // "wb"; nullptr when it cannot
 
 // The running program's own file. argv[0] is only what the shell was given ("dlldoctor" when it came
