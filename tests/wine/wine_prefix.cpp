@@ -119,7 +119,6 @@ WineRun parse_loaddll(const std::string& text, const std::string& program_window
     if (thread.empty()) {
       if (lower(path) != lower(program_windows_path)) continue;
       thread = m[1];
-      run.program_mapped = true;
     }
     if (m[1] != thread) continue;
     run.loaded.emplace(base_name(path), path);

@@ -53,7 +53,6 @@ struct WineRun {
   std::map<std::string, std::string> failed_importers;
   std::set<std::string> not_found;
   std::string log;
-  bool program_mapped = false;  // the log shows the program itself being loaded
 };
 
 // `Loaded L"Z:\\...\\x.dll" at 0000000180000000: native`, and with err+module
