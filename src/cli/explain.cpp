@@ -13,6 +13,7 @@
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/report/closure_report.hpp"
+#include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
@@ -219,7 +220,7 @@ int run_explain(const ExplainOptions& options) {
   input.generated_at = utc_now();
   std::string out;
   if (options.format == "json") {
-    out = report::closure_to_json(input).dump(2, ' ', false, report::Json::error_handler_t::replace) + "\n";
+    out = report::json_text(report::closure_to_json(input));
   } else if (options.format == "markdown") {
     out = report::closure_to_markdown(input);
   } else {

@@ -8,6 +8,7 @@
 #include "cli/output.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "dlldoctor/report/image_report.hpp"
+#include "dlldoctor/report/json_text.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -41,8 +42,7 @@ int run_inspect(const InspectOptions& options) {
   if (options.format == "json") {
     // One file: its object; several: an array of them, in the order given.
     const report::Json& out = documents.size() == 1 ? documents[0] : documents;
-    text = out.dump(2, ' ', false, report::Json::error_handler_t::replace);
-    text += '\n';
+    text = report::json_text(out);
   }
   write_output(text, "");
   return status;

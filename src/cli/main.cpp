@@ -1,11 +1,15 @@
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
+#include "cli/output.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace dlldoctor::cli;
   use_utf8_console();
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
@@ -53,4 +57,19 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("snapshot")) return snapshot();
   if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Whatever a file holds, the user gets a message and exit 2, never an abort: a bug that lets an
+  // exception through is still a bug, but it must not look like a crash of the inspected program.
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    dlldoctor::cli::print_message(std::string("internal error: ") + e.what());
+  } catch (...) {
+    dlldoctor::cli::print_message("internal error: an unknown exception");
+  }
+  return dlldoctor::cli::kExitFailure;
 }

@@ -11,6 +11,7 @@
 #include "cli/output.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
+#include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/scan_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 
@@ -90,7 +91,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   }
   std::string text;
   if (command.format == "json") {
-    text = report::scan_to_json(input).dump(2, ' ', false, report::Json::error_handler_t::replace) + "\n";
+    text = report::json_text(report::scan_to_json(input));
   } else if (command.format == "markdown") {
     text = report::scan_to_markdown(input);
   } else {

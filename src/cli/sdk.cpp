@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/rules/sdk_check.hpp"
 
 namespace dlldoctor::cli {
@@ -167,7 +168,7 @@ int run_sdk(const SdkOptions& options) {
   }
   std::string out;
   if (options.format == "json") {
-    out = report_to_json(*report).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    out = report::json_text(report_to_json(*report));
   } else {
     append_report_text(out, *report);
   }

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "dlldoctor/env/system_names.hpp"
+#include "dlldoctor/report/json_text.hpp"
 
 namespace dlldoctor::cli {
 
@@ -75,9 +76,7 @@ int run_snapshot(const SnapshotOptions& options) {
 #endif
   info.system32_dlls = env::list_system_dlls(environment->system32, files);
   info.syswow64_dlls = env::list_system_dlls(environment->syswow64, files);
-  const std::string text =
-      env::snapshot_to_json(*environment, info).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  return write_output(text + "\n", options.output);
+  return write_output(report::json_text(env::snapshot_to_json(*environment, info)), options.output);
 }
 
 }  // namespace

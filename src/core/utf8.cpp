@@ -37,4 +37,28 @@ bool valid_utf8(std::string_view text) {
   return true;
 }
 
+std::string escape_bytes(std::string_view text, Escape what) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t at = 0; at < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    const bool layout = byte == '\n' || byte == '\t';
+    const bool c0 = byte < 0x20 || byte == 0x7F;
+    const std::size_t length = utf8_sequence_length(text, at);
+    const bool c1 = length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[at + 1]) < 0xA0;
+    const bool control = (c0 || c1) && !(what == Escape::ControlsButLayout && layout);
+    if (length == 0 || (what != Escape::InvalidUtf8 && control)) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+      ++at;
+      continue;
+    }
+    out.append(text.substr(at, length));
+    at += length;
+  }
+  return out;
+}
+
 }  // namespace dlldoctor

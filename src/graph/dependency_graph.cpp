@@ -33,6 +33,13 @@ struct ExportIndex {
   std::unordered_map<std::uint32_t, const pe::ExportItem*> by_ordinal;
 };
 
+// What an importer (or a forwarder) asks an export table for: a name, else an ordinal.
+struct ExportKey {
+  std::optional<std::string> name;
+  std::uint32_t ordinal = 0;
+  std::string display() const { return name ? *name : fmt::format("#{}", ordinal); }
+};
+
 // Forwarders can chain; real chains are one or two long, hostile ones loop.
 constexpr int kMaxForwarderDepth = 16;
 
@@ -56,7 +63,7 @@ class Builder {
   void expand_imports(std::size_t index, LoadKind kind, const SearchContext& context);
   void check_imports(std::size_t target, const std::vector<pe::ImportedFunction>& functions,
                      const std::string& importer, LoadKind kind, const SearchContext& context);
-  std::optional<std::string> find_export(std::size_t module, const std::string& function, LoadKind kind,
+  std::optional<std::string> find_export(std::size_t module, const ExportKey& wanted, LoadKind kind,
                                          const SearchContext& context, int depth);
   const ExportIndex& exports_of(const pe::Image& image);
   void link(std::size_t from, std::size_t to, LoadKind kind);
@@ -183,7 +190,7 @@ const ExportIndex& Builder::exports_of(const pe::Image& image) {
   return export_indexes_.emplace(&image, std::move(index)).first->second;
 }
 
-std::optional<std::string> Builder::find_export(std::size_t module, const std::string& function, LoadKind kind,
+std::optional<std::string> Builder::find_export(std::size_t module, const ExportKey& wanted, LoadKind kind,
                                                 const SearchContext& context, int depth) {
   // An API set name forwards to its host.
   while (closure_.modules[module].resolution.api_set_host) {
@@ -197,12 +204,12 @@ std::optional<std::string> Builder::find_export(std::size_t module, const std::s
   const std::shared_ptr<const pe::Image> image = target.resolution.image;
   const ExportIndex& index = exports_of(*image);
   const pe::ExportItem* item = nullptr;
-  if (!function.empty() && function[0] == '#') {
-    auto found = index.by_ordinal.find(static_cast<std::uint32_t>(std::stoul(function.substr(1))));
-    if (found != index.by_ordinal.end()) item = found->second;
-  } else {
-    auto found = index.by_name.find(function);
+  if (wanted.name) {
+    auto found = index.by_name.find(*wanted.name);
     if (found != index.by_name.end()) item = found->second;
+  } else {
+    auto found = index.by_ordinal.find(wanted.ordinal);
+    if (found != index.by_ordinal.end()) item = found->second;
   }
   if (!item || (item->rva == 0 && !item->forwarder)) {
     return fmt::format("not exported by {}{}", target.name,
@@ -210,28 +217,28 @@ std::optional<std::string> Builder::find_export(std::size_t module, const std::s
   }
   if (!item->forwarder) return std::nullopt;
   if (depth >= kMaxForwarderDepth) return fmt::format("forwarder chain through {} is a loop", target.name);
-  const std::string& forwarder = *item->forwarder;
-  const auto dot = forwarder.rfind('.');
-  if (dot == std::string::npos || dot == 0)
-    return fmt::format("{} forwards it to \"{}\", which is malformed", target.name, forwarder);
-  const std::string forwarded_module = forwarder.substr(0, dot) + ".dll";
-  const std::string forwarded_function = forwarder.substr(dot + 1);
+  const pe::Forwarder& forwarder = *item->forwarder;
+  if (!forwarder.resolvable())
+    return fmt::format("{} forwards it to \"{}\", which is malformed", target.name, forwarder.text);
   const std::string target_name = target.name;
-  const std::size_t next = request(forwarded_module, kind, context, target_name, target.depth + 1, module);
+  const std::size_t next = request(forwarder.dll, kind, context, target_name, target.depth + 1, module);
   if (closure_.modules[next].resolution.failure != Failure::None) {
-    return fmt::format("{} forwards it to {}, which is not loadable", target_name, forwarder);
+    return fmt::format("{} forwards it to {}, which is not loadable", target_name, forwarder.text);
   }
-  auto problem = find_export(next, forwarded_function, kind, context, depth + 1);
-  if (problem) return fmt::format("{} forwards it to {}: {}", target_name, forwarder, *problem);
+  const ExportKey forwarded{forwarder.function, forwarder.ordinal.value_or(0)};
+  auto problem = find_export(next, forwarded, kind, context, depth + 1);
+  if (problem) return fmt::format("{} forwards it to {}: {}", target_name, forwarder.text, *problem);
   return std::nullopt;
 }
 
 void Builder::check_imports(std::size_t target, const std::vector<pe::ImportedFunction>& functions,
                             const std::string& importer, LoadKind kind, const SearchContext& context) {
   for (const pe::ImportedFunction& function : functions) {
-    const std::string wanted = function.name ? *function.name : fmt::format("#{}", function.ordinal.value_or(0));
+    const ExportKey wanted{function.name, function.ordinal.value_or(0)};
     if (auto problem = find_export(target, wanted, kind, context, 0)) {
-      closure_.modules[target].missing_exports.push_back({wanted, importer, *problem});
+      closure_.modules[target].missing_exports.push_back(
+          {wanted.display(), wanted.name ? std::nullopt : std::optional<std::uint32_t>(wanted.ordinal), importer,
+           *problem});
     }
   }
 }

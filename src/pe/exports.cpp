@@ -84,6 +84,7 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
 
   const std::uint64_t directory_end = std::uint64_t{directory.rva} + directory.size;
   std::size_t damaged_forwarders = 0;
+  std::vector<std::string> malformed_forwarders;
   for (std::uint64_t index = 0; index < function_count; ++index) {
     const std::uint32_t rva = *functions->u32(index * 4);
     if (rva == 0 && names_of[index].empty()) continue;  // an unused ordinal slot
@@ -95,7 +96,8 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
       auto forwarder_at = view.at_rva(rva);
       auto forwarder = forwarder_at ? forwarder_at->c_string(0, limits.max_name_length) : std::nullopt;
       if (forwarder) {
-        item.forwarder = std::move(*forwarder);
+        item.forwarder = parse_forwarder(std::move(*forwarder));
+        if (!item.forwarder->resolvable()) malformed_forwarders.push_back(item.forwarder->text);
       } else {
         ++damaged_forwarders;
       }
@@ -112,6 +114,15 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
   }
   if (damaged_forwarders) {
     image.warnings.push_back(fmt::format("export directory: {} forwarder strings are unreadable", damaged_forwarders));
+  }
+  if (!malformed_forwarders.empty()) {
+    // Quoted as JSON strings would be: the text is whatever bytes the file holds.
+    image.warnings.push_back(
+        fmt::format("export directory: {} forwarder{} not of the form DLL.function or "
+                    "DLL.#ordinal (0-65535), so {} resolve: \"{}\"{}",
+                    malformed_forwarders.size(), malformed_forwarders.size() == 1 ? " is" : "s are",
+                    malformed_forwarders.size() == 1 ? "it cannot" : "they cannot", malformed_forwarders.front(),
+                    malformed_forwarders.size() > 1 ? " and others" : ""));
   }
   image.exports = std::move(exports);
 }

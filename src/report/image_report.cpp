@@ -69,7 +69,7 @@ Json image_to_json(const std::string& path, const pe::Image& image) {
     for (const auto& item : image.exports->items) {
       items.push_back({{"name", item.name ? Json(*item.name) : Json(nullptr)},
                        {"ordinal", item.ordinal},
-                       {"forwarder", item.forwarder ? Json(*item.forwarder) : Json(nullptr)}});
+                       {"forwarder", item.forwarder ? Json(item.forwarder->text) : Json(nullptr)}});
     }
     j["exports"] = {{"dll_name", image.exports->dll_name},
                     {"ordinal_base", image.exports->ordinal_base},
@@ -131,7 +131,7 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
                    image.exports->ordinal_base, image.exports->items.size());
     for (const auto& item : image.exports->items) {
       fmt::format_to(it, "    {:>5} {}", item.ordinal, item.name ? *item.name : "(by ordinal only)");
-      if (item.forwarder) fmt::format_to(it, " -> {}", *item.forwarder);
+      if (item.forwarder) fmt::format_to(it, " -> {}", item.forwarder->text);
       out += '\n';
     }
   }

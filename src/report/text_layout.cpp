@@ -33,31 +33,17 @@ std::string wrap(const std::string& text, std::size_t width, const std::string& 
 std::string safe_for_terminal(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (std::size_t at = 0; at < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[at]);
-    if (byte == 0x1b) {
-      const auto own = std::find_if(kOwnColours.begin(), kOwnColours.end(),
-                                    [&](std::string_view colour) { return text.substr(at, colour.size()) == colour; });
-      if (own != kOwnColours.end()) {
-        out += *own;
-        at += own->size();
-        continue;
-      }
-    }
-    const bool control = byte < 0x20 ? byte != '\n' && byte != '\t' : byte == 0x7F;
-    const std::size_t length = control ? 0 : utf8_sequence_length(text, at);
-    const bool c1 = length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[at + 1]) < 0xA0;
-    if (length == 0 || c1) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-      ++at;
-      continue;
-    }
-    out.append(text.substr(at, length));
-    at += length;
+  std::size_t plain = 0;  // start of the text since the last colour sequence of our own
+  for (std::size_t at = text.find('\x1b'); at != std::string_view::npos; at = text.find('\x1b', at + 1)) {
+    const auto own = std::find_if(kOwnColours.begin(), kOwnColours.end(),
+                                  [&](std::string_view colour) { return text.substr(at, colour.size()) == colour; });
+    if (own == kOwnColours.end()) continue;
+    out += escape_bytes(text.substr(plain, at - plain), Escape::ControlsButLayout);
+    out += *own;
+    plain = at + own->size();
+    at = plain - 1;
   }
+  out += escape_bytes(text.substr(plain), Escape::ControlsButLayout);
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/rules/fix_template.hpp"
 
 namespace dlldoctor::rules {
 
@@ -197,6 +198,18 @@ Result<FindingRule> read_finding(const TableReader& in) {
   if (!fixes) return fixes.error();
   rule.messages = std::move(messages).value();
   rule.fixes = std::move(fixes).value();
+  for (const auto& [variant, lines] : rule.fixes) {
+    for (const std::string& line : lines) {
+      for (const TemplatePiece& piece : parse_fix_template(line)) {
+        if (piece.placeholder && piece.context == TemplateContext::Quoted) {
+          return Error{fmt::format(
+              "{}: fix.{}: {{{}}} stands inside quotes; values enter a command as PowerShell literals of their "
+              "own (write {{{}}}, not '{{{}}}' or \"{{{}}}\")",
+              rule.source, variant, piece.text, piece.text, piece.text, piece.text)};
+        }
+      }
+    }
+  }
   return rule;
 }
 

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "dlldoctor/core/utf8.hpp"
+#include "dlldoctor/rules/fix_template.hpp"
+
 namespace dlldoctor::rules {
 
 std::string display_path(const std::optional<std::string>& windows, const std::string& host) {
@@ -20,28 +23,56 @@ std::string file_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string FindingSink::fill(const std::string& text, const Vars& vars, const std::string& where) {
+Value Value::list(std::vector<std::string> items) {
+  Value value;
+  value.items_ = std::move(items);
+  value.list_ = true;
+  return value;
+}
+
+Value Value::code(std::string powershell) {
+  Value value(std::move(powershell));
+  value.code_ = true;
+  return value;
+}
+
+std::string Value::shown() const {
   std::string out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == '{') {
-      const std::size_t close = text.find('}', i);
-      const std::string name = close == std::string::npos ? std::string() : text.substr(i + 1, close - i - 1);
-      const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(),
-                                                           [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
-      if (identifier) {
-        auto value = vars.find(name);
-        if (value != vars.end()) {
-          out += value->second;
-        } else {
-          output_.problems.push_back(fmt::format("{}: no value for {{{}}}", where, name));
-          out += text.substr(i, close - i + 1);
-        }
-        i = close + 1;
-        continue;
-      }
+  for (const std::string& item : items_) {
+    if (!out.empty()) out += ", ";
+    out += code_ ? item : escape_bytes(item, Escape::Controls);
+  }
+  return out;
+}
+
+std::string Value::in_command() const {
+  if (code_) return items_.front();
+  std::string out;
+  for (const std::string& item : items_) {
+    if (!out.empty()) out += ", ";
+    out += powershell_literal(item);
+  }
+  // An empty list is no argument at all; PowerShell's @() says so.
+  return list_ && items_.empty() ? "@()" : out;
+}
+
+std::string FindingSink::fill(const std::string& text, const Vars& vars, const std::string& where, bool command) {
+  std::string out;
+  for (const TemplatePiece& piece : parse_fix_template(text)) {
+    if (!piece.placeholder) {
+      out += piece.text;
+      continue;
     }
-    out += text[i++];
+    auto value = vars.find(piece.text);
+    if (value == vars.end()) {
+      output_.problems.push_back(fmt::format("{}: no value for {{{}}}", where, piece.text));
+      out += "{" + piece.text + "}";
+    } else if (command && piece.context == TemplateContext::Code) {
+      out += value->second.in_command();
+    } else {
+      // read_rules rejects a placeholder inside the template's own quotes, so Quoted is never met here.
+      out += value->second.shown();
+    }
   }
   return out;
 }
@@ -69,8 +100,8 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   finding.failure_mode = rule->failure_mode;
   finding.severity = severity.value_or(rule->severity);
   finding.module = module;
-  finding.message = fill(message->second, vars, where);
-  for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where));
+  finding.message = fill(message->second, vars, where, false);
+  for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where, true));
   finding.evidence = std::move(evidence);
   output_.findings.push_back(std::move(finding));
 }

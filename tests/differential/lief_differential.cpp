@@ -89,7 +89,8 @@ Lines our_exports(const Image& image) {
       ++g_lief_defects_seen["lief drops unnamed exports"];
       continue;
     }
-    lines.push_back(std::to_string(item.ordinal) + " " + *item.name + (item.forwarder ? " -> " + *item.forwarder : ""));
+    lines.push_back(std::to_string(item.ordinal) + " " + *item.name +
+                    (item.forwarder ? " -> " + item.forwarder->text : ""));
   }
   std::sort(lines.begin(), lines.end());
   return lines;

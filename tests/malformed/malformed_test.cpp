@@ -98,7 +98,7 @@ std::string describe_exports(const Image& image) {
   std::string out = image.exports->dll_name + " base " + std::to_string(image.exports->ordinal_base) + "\n";
   for (const auto& item : image.exports->items) {
     out += std::to_string(item.ordinal) + " " + item.name.value_or("-") + " " + std::to_string(item.rva) + " " +
-           item.forwarder.value_or("-") + "\n";
+           (item.forwarder ? item.forwarder->text : std::string("-")) + "\n";
   }
   return out;
 }
@@ -183,7 +183,7 @@ void check_fact(const std::string& key, const std::string& value, const Image& i
   } else if (key == "forwarder") {
     bool found = false;
     if (image.exports) {
-      for (const auto& item : image.exports->items) found = found || item.forwarder == value;
+      for (const auto& item : image.exports->items) found = found || (item.forwarder && item.forwarder->text == value);
     }
     CHECK_MESSAGE(found, "no export forwards to " << value);
   } else if (key == "delay_rva_based") {

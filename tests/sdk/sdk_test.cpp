@@ -159,7 +159,7 @@ TEST_CASE("a healthy zip root: no errors or warnings, the settings to use, exit 
   CHECK(settings["evidence"]["additional_dependencies"] == "cudnn.lib");
   const auto& fix = settings["fix"];
   REQUIRE(fix.size() >= 4);
-  CHECK(contains(fix[0].get<std::string>(), "-DCUDNN_ROOT=\"" + root.string() + "\""));
+  CHECK(contains(fix[0].get<std::string>(), "('-DCUDNN_ROOT=' + '" + root.string() + "')"));
   CHECK(contains(fix[0].get<std::string>(), "-DCUDNN_LIBRARY="));
   CHECK(contains(fix[1].get<std::string>(), "Include Directories: " + (root / "include").string()));
   CHECK(contains(fix[3].get<std::string>(), "Additional Dependencies: cudnn.lib"));
@@ -330,8 +330,8 @@ TEST_CASE("a cudnn.lib that is not an import library: garbage, or an archive wit
   // A static library of ordinary objects (a build that went wrong) has no import members at all.
   std::string member = "hello.o/";
   member.resize(16, ' ');
-  for (const auto& [value, width] : std::vector<std::pair<std::string, std::size_t>>{
-           {"0", 12}, {"0", 6}, {"0", 6}, {"644", 8}, {"4", 10}}) {
+  for (const auto& [value, width] :
+       std::vector<std::pair<std::string, std::size_t>>{{"0", 12}, {"0", 6}, {"0", 6}, {"644", 8}, {"4", 10}}) {
     member += value + std::string(width - value.size(), ' ');
   }
   write_text(root / "lib" / "x64" / "cudnn.lib", "!<arch>\n" + member + "`\nabcd");

@@ -1,6 +1,7 @@
 #pragma once
 // UTF-8 as the reports need it: names from files and file systems are bytes, not always valid text.
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace dlldoctor {
@@ -10,5 +11,12 @@ namespace dlldoctor {
 std::size_t utf8_sequence_length(std::string_view text, std::size_t at);
 
 bool valid_utf8(std::string_view text);
+
+// Which bytes escape_bytes writes as the four characters \xNN: only those that are not valid UTF-8 (JSON
+// strings, which escape their own controls); also every control character, C0, DEL and C1 (a value shown
+// on one line: a name, a path in a message or a comment); or the controls but newline and tab (a report
+// on its way to a terminal).
+enum class Escape { InvalidUtf8, Controls, ControlsButLayout };
+std::string escape_bytes(std::string_view text, Escape what);
 
 }  // namespace dlldoctor

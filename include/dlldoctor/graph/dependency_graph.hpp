@@ -16,9 +16,10 @@ enum class LoadKind { Static, Delay, Runtime, Dynamic };
 std::string_view load_kind_name(LoadKind kind);
 
 struct MissingExport {
-  std::string function;   // a name, or "#27" for an ordinal
-  std::string needed_by;  // the importing module
-  std::string detail;     // e.g. "forwarded as cudnn_graph64_9.f, not exported there"
+  std::string function;                  // a name, or "#27" for an ordinal
+  std::optional<std::uint32_t> ordinal;  // set when it is wanted by ordinal
+  std::string needed_by;                 // the importing module
+  std::string detail;                    // e.g. "forwarded as cudnn_graph64_9.f, not exported there"
 };
 
 struct Module {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dlldoctor::pe {
@@ -46,11 +47,25 @@ struct BoundImport {
   std::vector<std::string> forwarder_dlls;
 };
 
+// Where a forwarded export really lives, parsed once by the reader: the loader loads `dll` and looks the
+// function up there by name or by ordinal. A malformed string ("x", ".f", "x.#", "x.#99999999999")
+// leaves both unset: the export cannot be resolved, and the reader says why in a warning.
+struct Forwarder {
+  std::string text;                      // as stored: "OTHER.func" or "OTHER.#27"
+  std::string dll;                       // "OTHER.dll", what the loader loads
+  std::optional<std::string> function;   // by name
+  std::optional<std::uint16_t> ordinal;  // by ordinal
+  bool resolvable() const { return function.has_value() || ordinal.has_value(); }
+};
+
+// "OTHER.func" / "OTHER.#27" as the loader splits it (at the last dot; ordinals are decimal and 16-bit).
+Forwarder parse_forwarder(std::string text);
+
 struct ExportItem {
-  std::optional<std::string> name;       // empty for ordinal-only exports
-  std::uint32_t ordinal = 0;             // biased (what importers use)
-  std::uint32_t rva = 0;                 // address of code/data, or of the forwarder string
-  std::optional<std::string> forwarder;  // "OTHER.func" or "OTHER.#27"
+  std::optional<std::string> name;     // empty for ordinal-only exports
+  std::uint32_t ordinal = 0;           // biased (what importers use)
+  std::uint32_t rva = 0;               // address of code/data, or of the forwarder string
+  std::optional<Forwarder> forwarder;  // set when the address points into the export directory
 };
 
 struct Exports {

@@ -37,7 +37,30 @@ RuleOutput run_rules(const RuleInput& input);
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
                                         const RuleData& rules);
 
-using Vars = std::map<std::string, std::string>;
+// A value a detector gives a finding's templates. Text and lists come from files, folder names, the
+// registry or the command line: a fix command gets them as PowerShell single-quoted literals (a list as
+// 'a', 'b'), a comment or a message with their control characters escaped (fix_template.hpp). Code is
+// PowerShell that dlldoctor's rules wrote (a family's install command): it goes in as it is.
+class Value {
+ public:
+  Value() = default;
+  Value(std::string text) : items_{std::move(text)} {}  // NOLINT(google-explicit-constructor)
+  Value(const char* text) : items_{text} {}             // NOLINT(google-explicit-constructor)
+  static Value list(std::vector<std::string> items);
+  static Value code(std::string powershell);
+
+  // For a message or a comment: the items joined with ", ", control characters as \xNN.
+  std::string shown() const;
+  // For a command: the literal(s), or the code.
+  std::string in_command() const;
+
+ private:
+  std::vector<std::string> items_;
+  bool list_ = false;
+  bool code_ = false;
+};
+
+using Vars = std::map<std::string, Value>;
 
 // Collects findings, filling the templates of rules/findings.toml.
 class FindingSink {
@@ -50,7 +73,8 @@ class FindingSink {
   RuleOutput take();
 
  private:
-  std::string fill(const std::string& text, const Vars& vars, const std::string& where);
+  // A message (every value shown) or a fix line (values placed by where they stand, fix_template.hpp).
+  std::string fill(const std::string& text, const Vars& vars, const std::string& where, bool command);
 
   const RuleData& rules_;
   RuleOutput output_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "dlldoctor/rules/fix_template.hpp"
 #include "rules/detectors/common.hpp"
 
 namespace dlldoctor::rules {
@@ -42,7 +43,10 @@ bool python_path_only(Context& c) {
         if (ascii_lower(copy.name) != c.module.key || !fits(c.input, copy)) continue;
         c.evidence["path_copy"] = detail::copy_json(copy);
         c.sink.emit("python-path-only", "default", c.module.name,
-                    {{"dll", c.module.name}, {"folder", detail::shown(entry.folder)}}, c.evidence, c.severity);
+                    {{"dll", c.module.name},
+                     {"folder", detail::shown(entry.folder)},
+                     {"folder_python", Value::code(python_literal(detail::shown(entry.folder)))}},
+                    c.evidence, c.severity);
         return true;
       }
     }
@@ -101,8 +105,7 @@ bool cuda_major(Context& c) {
   for (const graph::Module& other : c.input.closure.modules) {
     if (other.resolution.failure != resolve::Failure::None) continue;
     const Family* family = c.input.rules.family_of(other.key);
-    if (!family || family->kind != "cuda" || family->generation == "any" ||
-        family->generation == c.family->generation)
+    if (!family || family->kind != "cuda" || family->generation == "any" || family->generation == c.family->generation)
       continue;
     std::string present;
     for (const graph::Module& m : c.input.closure.modules) {
@@ -174,9 +177,7 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
     for (const auto& dll : group.dlls) names += (names.empty() ? "" : ", ") + dll;
     group.vars["dll"] = names;
     // Copy-Item takes a list of sources: one command copies every missing sibling.
-    std::string copies;
-    for (const auto& copy : group.copies) copies += fmt::format("{}\"{}\"", copies.empty() ? "" : ", ", copy);
-    group.vars["copies"] = copies;
+    group.vars["copies"] = Value::list(group.copies);
     sink.emit("missing-sibling", key.second, group.dlls.front(), group.vars, group.evidence, group.severity);
   }
 }
@@ -189,7 +190,7 @@ bool missing_runtime(Context& c) {
   Vars vars = {{"dll", c.module.name},
                {"family", c.family->name},
                {"needed_by", detail::first_needed_by(c.module)},
-               {"install", c.family->install}};
+               {"install", Value::code(c.family->install)}};
   // Next to the DLL that needs it is a place the process searches only if that DLL is in the program's
   // folder or on PATH, which it is when it loaded by name: the usual case.
   std::string target;
@@ -202,7 +203,7 @@ bool missing_runtime(Context& c) {
     const env::DllCopy& copy = *c.copies.front();
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
-    vars["target_folder"] = target.empty() ? vars["folder"] : target;
+    vars["target_folder"] = target.empty() ? folder_of(detail::shown(copy)) : target;
     c.sink.emit("missing-runtime", "copy_elsewhere", c.module.name, vars, c.evidence, c.severity);
     return true;
   }

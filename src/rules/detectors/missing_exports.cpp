@@ -6,12 +6,15 @@
 namespace dlldoctor::rules {
 namespace {
 
+bool is_wanted(const pe::ExportItem& item, const graph::MissingExport& m) {
+  return m.ordinal ? item.ordinal == *m.ordinal : item.name == m.function;
+}
+
 bool exports_all(const pe::Image& image, const std::vector<graph::MissingExport>& wanted) {
   if (!image.exports) return false;
   return std::all_of(wanted.begin(), wanted.end(), [&](const graph::MissingExport& m) {
-    return std::any_of(image.exports->items.begin(), image.exports->items.end(), [&](const pe::ExportItem& item) {
-      return m.function[0] == '#' ? "#" + std::to_string(item.ordinal) == m.function : item.name == m.function;
-    });
+    return std::any_of(image.exports->items.begin(), image.exports->items.end(),
+                       [&](const pe::ExportItem& item) { return is_wanted(item, m); });
   });
 }
 
@@ -20,11 +23,9 @@ bool exports_all(const pe::Image& image, const std::vector<graph::MissingExport>
 bool forwarded_to_failed_module(const RuleInput& input, const graph::Module& module, const graph::MissingExport& m) {
   if (!module.resolution.image || !module.resolution.image->exports) return false;
   for (const pe::ExportItem& item : module.resolution.image->exports->items) {
-    const bool same = m.function[0] == '#' ? "#" + std::to_string(item.ordinal) == m.function : item.name == m.function;
-    if (!same || !item.forwarder) continue;
-    const auto dot = item.forwarder->rfind('.');
-    if (dot == std::string::npos || dot == 0) return false;
-    const std::string target = ascii_lower(item.forwarder->substr(0, dot) + ".dll");
+    if (!is_wanted(item, m) || !item.forwarder) continue;
+    if (!item.forwarder->resolvable()) return false;
+    const std::string target = ascii_lower(item.forwarder->dll);
     return std::any_of(input.closure.modules.begin(), input.closure.modules.end(), [&](const graph::Module& other) {
       return other.key == target && other.resolution.failure != resolve::Failure::None;
     });
@@ -53,7 +54,7 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
     if (explained_here.size() > 5) functions += fmt::format(" and {} more", explained_here.size() - 5);
     const std::string path = display_path(module.resolution.windows_path, *module.resolution.path);
     Vars vars = {{"dll", module.name},     {"function", functions}, {"needed_by", first.needed_by},
-                 {"detail", first.detail}, {"path", path},          {"file", file_of(path)}};
+                 {"detail", first.detail}, {"path", path},          {"backup", file_of(path) + ".bak"}};
     detail::Json evidence = {{"path", path}, {"missing", std::move(missing)}};
     const auto severity =
         module.load == graph::LoadKind::Delay ? std::optional<Severity>(Severity::Warning) : std::nullopt;

@@ -6,24 +6,16 @@
 namespace dlldoctor::rules {
 namespace {
 
-// Text for a PowerShell single-quoted string, which doubles its quotes.
-std::string single_quoted(const std::string& text) {
-  std::string out;
-  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
-  return out;
-}
-
 // The fixes edit the registry PATH that lists the entry, one whole entry at a time: a text replace would
 // also change the longer entries a cut-short one is the start of.
 Vars entry_vars(const env::Environment& environment, const std::string& entry) {
   const std::string scope = detail::registry_path_scope(environment, entry);
-  return {
-      {"entry", entry},
-      {"entry_ps", single_quoted(entry)},
-      {"scope_name", scope == "machine" ? "Machine" : "User"},
-      {"scope_note", scope == "machine" ? "   # as administrator"
-                     : scope == "user"  ? ""
-                                        : "   # or \"Machine\" (as administrator) if the entry is in the system PATH"}};
+  return {{"entry", entry},
+          {"scope_name", scope == "machine" ? "Machine" : "User"},
+          {"scope_note",
+           Value::code(scope == "machine" ? "   # as administrator"
+                       : scope == "user"  ? ""
+                                         : "   # or 'Machine' (as administrator) if the entry is in the system PATH")}};
 }
 
 }  // namespace
@@ -49,7 +41,7 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
       unquoted.erase(0, 1);
       if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
       Vars vars = entry_vars(input.environment, entry.text);
-      vars["unquoted_ps"] = single_quoted(unquoted);
+      vars["unquoted"] = unquoted;
       sink.emit("path-quoted-entry", "default", "", vars, evidence);
       continue;
     }
@@ -61,7 +53,6 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
         const bool setx = i + 1 == path.size() && length >= 1000;
         Vars vars = entry_vars(input.environment, entry.text);
         vars["real"] = detail::shown(*entry.completion);
-        vars["real_ps"] = single_quoted(vars["real"]);
         vars["length"] = std::to_string(length);
         sink.emit("path-truncated", setx ? "setx" : "default", "", vars, evidence);
       } else {

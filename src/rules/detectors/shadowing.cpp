@@ -33,7 +33,7 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
     sink.emit("older-copy-wins", both_on_path ? "path_order" : "default", module.name,
               {{"dll", module.name},
                {"chosen", chosen_path},
-               {"file", file_of(chosen_path)},
+               {"backup", file_of(chosen_path) + ".bak"},
                {"chosen_version", winner->file_version->to_string()},
                {"chosen_step", std::string(resolve::step_label(winner->step))},
                {"newer", detail::shown(*newest)},
@@ -58,7 +58,8 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
     const auto majority = std::max_element(by_version.begin(), by_version.end(), [](const auto& a, const auto& b) {
       return a.second.size() < b.second.size() || (a.second.size() == b.second.size() && a.first < b.first);
     });
-    std::string versions, renames;
+    std::string versions;
+    std::vector<std::string> renames;
     detail::Json evidence = detail::Json::object();
     for (const auto& [version, modules] : by_version) {
       // "9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_graph64_9.dll, cudnn_ops64_9.dll and 5 more)"
@@ -72,14 +73,13 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
       for (const graph::Module* m : modules) {
         const std::string path = display_path(m->resolution.windows_path, *m->resolution.path);
         list.push_back(path);
-        if (version != majority->first) {
-          renames += fmt::format("{}Rename-Item \"{}\" \"{}.bak\"", renames.empty() ? "" : "; ", path, file_of(path));
-        }
+        if (version != majority->first) renames.push_back(path);
       }
       evidence[version.to_string()] = std::move(list);
     }
     sink.emit("mixed-family-versions", "default", by_version.begin()->second.front()->name,
-              {{"family", family.name}, {"versions", versions}, {"renames", renames}}, {{"by_version", evidence}});
+              {{"family", family.name}, {"versions", versions}, {"renames", Value::list(renames)}},
+              {{"by_version", evidence}});
   }
 }
 
@@ -95,6 +95,12 @@ std::string name_pattern(const Family& family) {
     suffix = suffix.substr(suffix.size() - s);
   }
   return prefix + "*" + suffix;
+}
+
+// The folder `name` beside `folder`, in the spelling (Windows or host) `folder` has.
+std::string sibling_folder(const std::string& folder, const std::string& name) {
+  const char separator = folder.find('\\') != std::string::npos ? '\\' : '/';
+  return folder_of(folder) + separator + name;
 }
 
 void mixed_generations(const RuleInput& input, FindingSink& sink) {
@@ -113,12 +119,13 @@ void mixed_generations(const RuleInput& input, FindingSink& sink) {
       std::string names;
       for (const Family* f : sorted) names += (names.empty() ? "" : " and ") + f->name;
       const Family& older = *sorted.front();
+      const std::string shown_folder = detail::shown(folder.folder);
       detail::Json dlls = detail::Json::array();
       for (const env::DllCopy& dll : folder.dlls) dlls.push_back(detail::copy_json(dll));
       sink.emit("mixed-generations-folder", "default", older.main.front(),
-                {{"folder", detail::shown(folder.folder)},
+                {{"folder", shown_folder},
                  {"families", names},
-                 {"moved_name", older.id},
+                 {"moved_folder", sibling_folder(shown_folder, older.id)},
                  {"pattern", name_pattern(older)}},
                 {{"folder", detail::shown(folder.folder)}, {"dlls", std::move(dlls)}});
     }

@@ -71,6 +71,7 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
       detail::Json evidence = {{"candidate", detail::candidate_json(c)}, {"process_machine", process_machine}};
       if (c.verdict == resolve::Verdict::WrongMachine) {
         vars["machine"] = c.machine ? pe::machine_name(*c.machine) : "?";
+        vars["backup"] = fmt::format("{}.{}.bak", file_of(detail::shown(c)), vars["machine"].shown());
         if (caused_failure) {
           sink.emit("wrong-machine", "failed", module.name, vars, evidence);
         } else if (before_winner && any_usable) {
