@@ -20,15 +20,9 @@ const char* format_name(Format format) { return format == Format::Pe32Plus ? "PE
 std::string Version::to_string() const { return fmt::format("{}.{}.{}.{}", parts[0], parts[1], parts[2], parts[3]); }
 
 std::optional<std::string> unmappable_reason(const Image& image) {
-  for (const SectionInfo& section : image.sections) {
-    if (section.raw_size == 0) continue;
-    const std::uint64_t end = std::uint64_t{section.raw_offset} + section.raw_size;
-    if (end > image.file_size) {
-      return fmt::format("section {} ends at byte {}, past the end of the file ({} bytes): the file is cut short",
-                         section.name.empty() ? "#?" : section.name, end, image.file_size);
-    }
-  }
-  return std::nullopt;
+  if (!image.cut_short) return std::nullopt;
+  return fmt::format("{}, past the end of the file ({} bytes): the file is cut short", image.cut_short->first_cut,
+                     image.cut_short->file_size);
 }
 
 }  // namespace dlldoctor::pe
