@@ -59,7 +59,7 @@ constexpr std::uint16_t kWinCertTypePkcsSignedData = 0x0002;
 constexpr std::uint64_t kPageSize = 0x1000;
 // Real header areas are a page or two, and tiny PEs' whole images a few hundred bytes; a hostile
 // SizeOfHeaders or SizeOfImage gets no bigger zero-filled copy than this.
-constexpr std::uint64_t kMaxZeroFilledHeaders = 1u << 20;
+constexpr std::uint64_t kMaxZeroFilledHeaders = 1u << 18;
 
 std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return alignment == 0 ? value : (value + alignment - 1) / alignment * alignment;
