@@ -15,7 +15,8 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
   auto at = view.at_rva(directory.rva);
   auto header = at ? at->sub(0, kExportDirectorySize) : std::nullopt;
   if (!header) {
-    image.warnings.push_back(fmt::format("export directory: RVA {} is outside every section", hex(directory.rva)));
+    image.warnings.push_back(
+        fmt::format("export directory: RVA {} {}", hex(directory.rva), view.why_unreadable(directory.rva)));
     return;
   }
   Exports exports;

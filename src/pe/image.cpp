@@ -43,15 +43,9 @@ Forwarder parse_forwarder(std::string text) {
 }
 
 std::optional<std::string> unmappable_reason(const Image& image) {
-  for (const SectionInfo& section : image.sections) {
-    if (section.raw_size == 0) continue;
-    const std::uint64_t end = std::uint64_t{section.raw_offset} + section.raw_size;
-    if (end > image.file_size) {
-      return fmt::format("section {} ends at byte {}, past the end of the file ({} bytes): the file is cut short",
-                         section.name.empty() ? "#?" : section.name, end, image.file_size);
-    }
-  }
-  return std::nullopt;
+  if (!image.cut_short) return std::nullopt;
+  return fmt::format("{}, past the end of the file ({} bytes): the file is cut short", image.cut_short->first_cut,
+                     image.cut_short->file_size);
 }
 
 }  // namespace dlldoctor::pe

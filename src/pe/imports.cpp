@@ -24,7 +24,7 @@ bool read_thunks(const PeView& view, bool pe32plus, std::uint64_t thunks_rva, st
                  std::string& problem) {
   auto thunks = view.at_rva(thunks_rva);
   if (!thunks) {
-    problem = fmt::format("function table RVA {} is outside every section", hex(thunks_rva));
+    problem = fmt::format("function table RVA {} {}", hex(thunks_rva), view.why_unreadable(thunks_rva));
     return false;
   }
   const std::uint64_t width = pe32plus ? 8 : 4;
@@ -65,10 +65,12 @@ bool read_thunks(const PeView& view, bool pe32plus, std::uint64_t thunks_rva, st
 }  // namespace
 
 void read_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
-  if (!directory.present()) return;
+  // The loader walks the descriptors from the RVA alone and never reads the Size (corkami tiny.asm leaves it 0).
+  if (directory.rva == 0) return;
   auto table = view.at_rva(directory.rva);
   if (!table) {
-    image.warnings.push_back(fmt::format("import directory: RVA {} is outside every section", hex(directory.rva)));
+    image.warnings.push_back(
+        fmt::format("import directory: RVA {} {}", hex(directory.rva), view.why_unreadable(directory.rva)));
     return;
   }
   const bool pe32plus = image.format == Format::Pe32Plus;
@@ -101,9 +103,8 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
     // it is the better guess too when the lookup table's RVA is damaged.
     std::uint32_t thunks_rva = lookup_rva != 0 ? lookup_rva : iat_rva;
     if (lookup_rva != 0 && !view.at_rva(lookup_rva)) {
-      image.warnings.push_back(
-          fmt::format("import directory: {}: lookup table RVA {} is outside every section; the IAT is read instead",
-                      dll.dll, hex(lookup_rva)));
+      image.warnings.push_back(fmt::format("import directory: {}: lookup table RVA {} {}; the IAT is read instead",
+                                           dll.dll, hex(lookup_rva), view.why_unreadable(lookup_rva)));
       thunks_rva = iat_rva;
     }
     std::string problem;
@@ -120,7 +121,7 @@ void read_delay_imports(const PeView& view, const DataDirectory& directory, cons
   auto table = view.at_rva(directory.rva);
   if (!table) {
     image.warnings.push_back(
-        fmt::format("delay-import directory: RVA {} is outside every section", hex(directory.rva)));
+        fmt::format("delay-import directory: RVA {} {}", hex(directory.rva), view.why_unreadable(directory.rva)));
     return;
   }
   const bool pe32plus = image.format == Format::Pe32Plus;

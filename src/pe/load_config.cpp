@@ -17,7 +17,8 @@ std::uint16_t hybrid_machine(const PeView& view, const DataDirectory& directory,
   if (image.format != Format::Pe32Plus || !directory.present()) return header_machine;
   auto config = view.at_rva(directory.rva);
   if (!config) {
-    image.warnings.push_back(fmt::format("load config directory: RVA {} is outside every section", hex(directory.rva)));
+    image.warnings.push_back(
+        fmt::format("load config directory: RVA {} {}", hex(directory.rva), view.why_unreadable(directory.rva)));
     return header_machine;
   }
   // The structure's own Size says which fields the linker wrote: older ones end before the CHPE pointer.

@@ -44,18 +44,28 @@ inline std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value
 
 class PeView {
  public:
-  PeView(BoundedReader file, std::uint32_t size_of_headers, std::vector<Section> sections)
-      : file_(file), size_of_headers_(size_of_headers), sections_(std::move(sections)) {}
+  // `headers` holds the file's bytes, zero-filled up to `mapped_headers` when the file ends inside the
+  // header area the loader maps (reader.cpp says when).
+  PeView(BoundedReader file, BoundedReader headers, std::uint64_t mapped_headers, std::vector<Section> sections)
+      : file_(file), headers_(headers), mapped_headers_(mapped_headers), sections_(std::move(sections)) {}
 
-  // The file bytes from `rva` to the end of the section (or header area) holding it. Bytes past a
-  // section's raw data are zero in memory but absent from the file: they are not readable here.
+  // The bytes from `rva` to the end of the section (or header area) holding it. Bytes past a section's raw
+  // data are zero in memory but absent from the file: they are not readable here.
   std::optional<BoundedReader> at_rva(std::uint64_t rva) const;
+
+  // Why at_rva(rva) has no bytes, to follow "RVA 0x...": outside every section, or inside a section whose
+  // raw data lies past the end of the file (a copy cut short).
+  std::string why_unreadable(std::uint64_t rva) const;
 
   const BoundedReader& file() const { return file_; }
 
  private:
+  // The section whose mapped raw data covers rva, if any.
+  const Section* section_of(std::uint64_t rva) const;
+
   BoundedReader file_;
-  std::uint32_t size_of_headers_;
+  BoundedReader headers_;
+  std::uint64_t mapped_headers_;
   std::vector<Section> sections_;
 };
 

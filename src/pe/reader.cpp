@@ -11,22 +11,39 @@
 
 namespace dlldoctor::pe {
 
-std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
+namespace {
+// The loader maps min(VirtualSize, SizeOfRawData) bytes from the file; VirtualSize 0 means "use the raw
+// size" (old linkers).
+std::uint64_t readable_size(const Section& s) {
+  return s.virtual_size == 0 ? s.raw_size : std::min(s.virtual_size, s.raw_size);
+}
+}  // namespace
+
+const Section* PeView::section_of(std::uint64_t rva) const {
   for (const Section& s : sections_) {
-    // The loader maps min(VirtualSize, SizeOfRawData) bytes from the file; VirtualSize 0 means "use the
-    // raw size" (old linkers).
-    const std::uint64_t mapped = s.virtual_size == 0 ? s.raw_size : std::min(s.virtual_size, s.raw_size);
-    if (rva >= s.virtual_address && rva - s.virtual_address < mapped) {
-      const std::uint64_t offset = std::uint64_t{s.raw_offset} + (rva - s.virtual_address);
-      const std::uint64_t end = std::min<std::uint64_t>(std::uint64_t{s.raw_offset} + mapped, file_.size());
-      if (offset >= end) return std::nullopt;
-      return file_.sub(offset, end - offset);
-    }
+    if (rva >= s.virtual_address && rva - s.virtual_address < readable_size(s)) return &s;
+  }
+  return nullptr;
+}
+
+std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
+  if (const Section* s = section_of(rva)) {
+    const std::uint64_t offset = std::uint64_t{s->raw_offset} + (rva - s->virtual_address);
+    const std::uint64_t end = std::min<std::uint64_t>(std::uint64_t{s->raw_offset} + readable_size(*s), file_.size());
+    if (offset >= end) return std::nullopt;
+    return file_.sub(offset, end - offset);
   }
   // Headers are mapped at RVA 0 (the bound import table usually lives there).
-  const std::uint64_t header_end = std::min<std::uint64_t>(size_of_headers_, file_.size());
-  if (rva < header_end) return file_.sub(rva, header_end - rva);
+  const std::uint64_t header_end = std::min<std::uint64_t>(mapped_headers_, headers_.size());
+  if (rva < header_end) return headers_.sub(rva, header_end - rva);
   return std::nullopt;
+}
+
+std::string PeView::why_unreadable(std::uint64_t rva) const {
+  const Section* s = section_of(rva);
+  if (!s) return "is outside every section";
+  return fmt::format("is at file offset {}, past the end of the file ({} bytes): the file is cut short",
+                     hex(std::uint64_t{s->raw_offset} + (rva - s->virtual_address)), file_.size());
 }
 
 namespace {
@@ -39,6 +56,37 @@ constexpr std::uint16_t kFileDll = 0x2000;
 constexpr std::uint64_t kCoffHeaderSize = 20;
 constexpr std::uint64_t kSectionHeaderSize = 40;
 constexpr std::uint16_t kWinCertTypePkcsSignedData = 0x0002;
+constexpr std::uint64_t kPageSize = 0x1000;
+// Real header areas are a page or two, and tiny PEs' whole images a few hundred bytes; a hostile
+// SizeOfHeaders or SizeOfImage gets no bigger zero-filled copy than this.
+constexpr std::uint64_t kMaxZeroFilledHeaders = 1u << 18;
+
+std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
+  return alignment == 0 ? value : (value + alignment - 1) / alignment * alignment;
+}
+
+// Whether the file holds everything its headers place in it. A page-aligned image needs its SizeOfHeaders
+// bytes (`header_size`, 0 for the flat layout, which the loader maps zero-filled); each section the raw
+// bytes the loader maps, at most its VirtualSize rounded up to SectionAlignment (corkami bigSoRD.asm: a
+// huge SizeOfRawData with a right VirtualSize loads); the certificate table its file range.
+std::optional<CutShort> cut_short(const Image& image, std::uint64_t header_size, std::uint32_t section_alignment,
+                                  const DataDirectory& certificate) {
+  CutShort cut{header_size, image.file_size, ""};
+  auto part = [&](std::uint64_t end, const std::string& what) {
+    cut.described_size = std::max(cut.described_size, end);
+    if (cut.first_cut.empty() && end > image.file_size) cut.first_cut = fmt::format("{} ends at byte {}", what, end);
+  };
+  part(header_size, "the header area");
+  for (const SectionInfo& s : image.sections) {
+    const std::uint64_t raw = s.virtual_size == 0
+                                  ? s.raw_size
+                                  : std::min<std::uint64_t>(s.raw_size, align_up(s.virtual_size, section_alignment));
+    if (raw != 0) part(std::uint64_t{s.raw_offset} + raw, "section " + (s.name.empty() ? std::string("#?") : s.name));
+  }
+  if (certificate.present()) part(std::uint64_t{certificate.rva} + certificate.size, "the certificate table");
+  if (cut.described_size <= image.file_size) return std::nullopt;
+  return cut;
+}
 
 // The certificate directory holds a file offset, not an RVA, and is not mapped by the loader.
 void read_certificate(const BoundedReader& file, const DataDirectory& directory, Image& image) {
@@ -81,67 +129,98 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   const std::uint16_t optional_size = *file.u16(coff + 16);
   image.characteristics = *file.u16(coff + 18);
   image.is_dll = (image.characteristics & kFileDll) != 0;
+  image.file_size = file.size();
 
+  // The loader reads the optional header's fields at their fixed offsets whatever SizeOfOptionalHeader
+  // says; that field only locates the section table (corkami tiny.asm: SizeOfOptionalHeader 0, no
+  // sections). The fields that say how much of the file is mapped as headers must be in the file.
   const std::uint64_t opt = coff + kCoffHeaderSize;
-  auto optional_header = file.sub(opt, optional_size);
-  if (!optional_header) return Error{"truncated PE file: optional header is cut off"};
-  auto magic = optional_header->u16(0);
-  if (!magic) return Error{"not a PE image: no optional header (an object file?)"};
+  auto magic = file.u16(opt);
+  auto section_alignment = file.u32(opt + 32);
+  auto size_of_image = file.u32(opt + 56);
+  auto size_of_headers = file.u32(opt + 60);
+  if (!magic || !section_alignment || !size_of_image || !size_of_headers)
+    return Error{"truncated PE file: optional header is cut off"};
+  if (*magic != kPe32Magic && *magic != kPe32PlusMagic)
+    return Error{fmt::format("not a PE image: unknown optional header magic {}", hex(*magic))};
+
+  // What the loader maps as headers: with SectionAlignment below the page size the whole image is one
+  // mapping of the file, SizeOfImage bytes (corkami's tiny PEs, SectionAlignment 4); otherwise the pages
+  // holding SizeOfHeaders bytes (whole pages: corkami foldedhdr.asm keeps its NT headers past a 0x2c-byte
+  // SizeOfHeaders). Bytes of that mapping past the end of the file read as zero, so a file that ends inside
+  // it is read from a zero-filled copy (tiny PEs whose optional header runs past the end of the file).
+  const bool flat = *section_alignment < kPageSize;
+  const std::uint64_t mapped_headers = flat ? *size_of_image : align_up(*size_of_headers, kPageSize);
+  std::vector<std::uint8_t> zero_filled;
+  BoundedReader headers = file;
+  if (file.size() < mapped_headers && file.size() < kMaxZeroFilledHeaders) {
+    zero_filled.assign(std::min(mapped_headers, kMaxZeroFilledHeaders), 0);
+    std::copy_n(file.data(), file.size(), zero_filled.begin());
+    headers = BoundedReader(zero_filled.data(), zero_filled.size());
+  }
+  // Only the rounding up to a page is ordinary; a file that ends before the headers it declares is worth a word.
+  const std::uint64_t declared_headers = flat ? *size_of_image : *size_of_headers;
+  if (!zero_filled.empty() && file.size() < declared_headers) {
+    image.warnings.push_back(
+        fmt::format("headers: the file ends at byte {}, inside the {} bytes the loader maps as headers; the rest "
+                    "reads as zeros",
+                    file.size(), declared_headers));
+  }
+
+  const BoundedReader optional_header = *headers.sub(opt, headers.size() - opt);
   std::uint64_t directories_at = 0;
   std::uint64_t rva_count_at = 0;
   if (*magic == kPe32Magic) {
     image.format = Format::Pe32;
     directories_at = 96;
     rva_count_at = 92;
-    image.image_base = optional_header->u32(28).value_or(0);
-  } else if (*magic == kPe32PlusMagic) {
+    image.image_base = optional_header.u32(28).value_or(0);
+  } else {
     image.format = Format::Pe32Plus;
     directories_at = 112;
     rva_count_at = 108;
-    image.image_base = optional_header->u64(24).value_or(0);
-  } else {
-    return Error{fmt::format("not a PE image: unknown optional header magic {}", hex(*magic))};
+    image.image_base = optional_header.u64(24).value_or(0);
   }
-  auto rva_count = optional_header->u32(rva_count_at);
-  auto size_of_headers = optional_header->u32(60);
-  auto subsystem = optional_header->u16(68);
-  auto entry_point = optional_header->u32(16);
-  if (!rva_count || !size_of_headers || !subsystem || !entry_point)
-    return Error{"truncated PE file: optional header is too short"};
+  auto rva_count = optional_header.u32(rva_count_at);
+  auto subsystem = optional_header.u16(68);
+  auto entry_point = optional_header.u32(16);
+  if (!rva_count || !subsystem || !entry_point) return Error{"truncated PE file: optional header is cut off"};
   image.entry_point = *entry_point;
-  image.linker_major = *optional_header->u8(2);
-  image.linker_minor = *optional_header->u8(3);
+  image.linker_major = *optional_header.u8(2);
+  image.linker_minor = *optional_header.u8(3);
   image.subsystem = *subsystem;
-  image.file_size = file.size();
-
-  // NumberOfRvaAndSizes is untrusted: the loader reads at most 16, and only those inside the header.
-  std::array<DataDirectory, dir::kCount> directories{};
-  const std::uint64_t directory_count = std::min<std::uint64_t>(
-      {*rva_count, dir::kCount, (optional_size - std::min<std::uint64_t>(optional_size, directories_at)) / 8});
-  for (std::uint64_t i = 0; i < directory_count; ++i) {
-    directories[i].rva = *optional_header->u32(directories_at + 8 * i);
-    directories[i].size = *optional_header->u32(directories_at + 8 * i + 4);
-  }
 
   const std::uint64_t table = opt + optional_size;
   std::vector<Section> sections;
   sections.reserve(section_count);
   for (std::uint64_t i = 0; i < section_count; ++i) {
-    auto header = file.sub(table + kSectionHeaderSize * i, kSectionHeaderSize);
+    auto header = headers.sub(table + kSectionHeaderSize * i, kSectionHeaderSize);
     if (!header) {
       image.warnings.push_back(
           fmt::format("section table: only {} of {} section headers are inside the file", i, section_count));
       break;
     }
     sections.push_back(Section{*header->u32(12), *header->u32(8), *header->u32(20), *header->u32(16)});
-    const auto* name = reinterpret_cast<const char*>(header->data());
-    std::size_t name_length = 0;
-    while (name_length < 8 && name[name_length] != '\0') ++name_length;
-    image.sections.push_back(SectionInfo{std::string(name, name_length), sections.back().virtual_address,
-                                         sections.back().virtual_size, sections.back().raw_offset,
-                                         sections.back().raw_size});
+    std::string name;
+    for (std::uint64_t c = 0; c < 8 && *header->u8(c) != 0; ++c) name += static_cast<char>(*header->u8(c));
+    image.sections.push_back(SectionInfo{std::move(name), sections.back().virtual_address, sections.back().virtual_size,
+                                         sections.back().raw_offset, sections.back().raw_size});
   }
-  const PeView view(file, *size_of_headers, std::move(sections));
+  const PeView view(file, headers, mapped_headers, sections);
+
+  // The loader finds the data directories in the mapped image, where a section mapped over the end of the
+  // header page replaces them (corkami foldedhdr.asm); headers past that mapping are read from the file.
+  // NumberOfRvaAndSizes is untrusted: the loader reads at most 16.
+  std::array<DataDirectory, dir::kCount> directories{};
+  const std::uint64_t directory_count = std::min<std::uint64_t>(*rva_count, dir::kCount);
+  for (std::uint64_t i = 0; i < directory_count; ++i) {
+    const std::uint64_t at = opt + directories_at + 8 * i;
+    auto entry = view.at_rva(at);
+    if (!entry || !entry->contains(0, 8)) entry = headers.sub(at, 8);
+    if (!entry) break;
+    directories[i].rva = *entry->u32(0);
+    directories[i].size = *entry->u32(4);
+  }
   image.machine = hybrid_machine(view, directories[dir::kLoadConfig], image.machine, image);
 
   if (parts.imports) {
@@ -153,6 +232,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   if (parts.resources) read_resources(view, directories[dir::kResource], limits, image);
   read_certificate(file, directories[dir::kCertificate], image);
   image.has_clr = directories[dir::kClr].present();
+  image.cut_short = cut_short(image, flat ? 0 : *size_of_headers, *section_alignment, directories[dir::kCertificate]);
   return image;
 }
 

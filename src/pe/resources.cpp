@@ -212,7 +212,8 @@ void read_resources(const PeView& view, const DataDirectory& directory, const Re
   if (!directory.present()) return;
   auto section = view.at_rva(directory.rva);
   if (!section) {
-    image.warnings.push_back(fmt::format("resource directory: RVA 0x{:x} is outside every section", directory.rva));
+    image.warnings.push_back(
+        fmt::format("resource directory: RVA {} {}", hex(directory.rva), view.why_unreadable(directory.rva)));
     return;
   }
   const ResourceTree tree(*section, limits);

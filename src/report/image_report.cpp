@@ -57,6 +57,11 @@ Json image_to_json(const std::string& path, const pe::Image& image) {
                         {"raw_size", section.raw_size}});
   }
   j["sections"] = std::move(sections);
+  if (image.cut_short) {
+    j["cut_short"] = {{"described_size", image.cut_short->described_size}, {"file_size", image.cut_short->file_size}};
+  } else {
+    j["cut_short"] = nullptr;
+  }
   j["imports"] = imports_json(image.imports, false);
   j["delay_imports"] = imports_json(image.delay_imports, true);
   Json bound = Json::array();
@@ -105,6 +110,10 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
   out += "  sections:";
   for (const auto& section : image.sections) fmt::format_to(it, " {}", section.name);
   out += '\n';
+  if (image.cut_short) {
+    fmt::format_to(it, "  cut short: the headers describe {} bytes, the file has {} ({})\n",
+                   image.cut_short->described_size, image.cut_short->file_size, image.cut_short->first_cut);
+  }
   if (!image.strings.empty()) out += "  version strings:\n";
   for (const auto& [key, value] : image.strings) fmt::format_to(it, "    {}: {}\n", key, value);
   auto list_imports = [&](const char* title, const std::vector<pe::ImportedDll>& dlls) {

@@ -1,10 +1,17 @@
 # Runs `dlldoctor inspect --format json` on every case in cases.tsv and checks what a user sees: exit
 # status 2 and the message on stderr for files that are not PE files, status 0 and the warning in the
 # JSON for damage past the headers.
-#   cmake -DDLLDOCTOR=path/to/dlldoctor -DCASES=path/to/cases.tsv -P check_cli.cmake
-if(NOT DLLDOCTOR OR NOT CASES)
-  message(FATAL_ERROR "usage: cmake -DDLLDOCTOR=... -DCASES=.../cases.tsv -P check_cli.cmake")
+# Cases named in KNOWN (known_failures.txt) are skipped.
+#   cmake -DDLLDOCTOR=path/to/dlldoctor -DCASES=path/to/cases.tsv -DKNOWN=known_failures.txt -P check_cli.cmake
+if(NOT DLLDOCTOR OR NOT CASES OR NOT KNOWN)
+  message(FATAL_ERROR "usage: cmake -DDLLDOCTOR=... -DCASES=.../cases.tsv -DKNOWN=.../known_failures.txt -P check_cli.cmake")
 endif()
+file(STRINGS "${KNOWN}" known_lines REGEX "^[^#]")
+set(known "")
+foreach(line IN LISTS known_lines)
+  string(REGEX MATCH "^[^ \t]+" name "${line}")
+  list(APPEND known "${name}")
+endforeach()
 get_filename_component(folder "${CASES}" DIRECTORY)
 # Lines are split by hand: a warning text may hold a ';', which would split a CMake list.
 file(READ "${CASES}" content)
@@ -48,7 +55,12 @@ foreach(line IN LISTS lines)
       endif()
     endif()
   endif()
-  if(problem)
+  list(FIND known "${file}" listed)
+  if(NOT listed EQUAL -1)
+    # This test sees only the exit status and the warnings, which a misread case can get right; whether
+    # it still misreads is malformed_tests' call.
+    message(STATUS "known failure ${file}: not checked here")
+  elseif(problem)
     message(SEND_ERROR "${file} (${expect}): ${problem}")
     math(EXPR failures "${failures} + 1")
   endif()

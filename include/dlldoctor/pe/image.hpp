@@ -90,6 +90,17 @@ struct SectionInfo {
   std::uint32_t raw_size = 0;
 };
 
+// A file shorter than its headers say: what an interrupted copy or download, or a quarantine, leaves.
+struct CutShort {
+  // Where the furthest part the headers place in the file ends: the header area the loader maps (page-aligned
+  // images), a section's raw data as the loader maps it, or the certificate table (a file offset).
+  std::uint64_t described_size = 0;
+  std::uint64_t file_size = 0;  // bytes the file has
+  // The first of those parts, in header order, that ends past the end of the file, and where it ends:
+  // "section .text ends at byte 6656".
+  std::string first_cut;
+};
+
 struct Image {
   Format format = Format::Pe32;
   // As the loader treats it: ARM64EC or ARM64X when the load config's CHPE metadata marks the COFF header's
@@ -103,7 +114,8 @@ struct Image {
   std::uint64_t image_base = 0;
   std::uint32_t entry_point = 0;  // AddressOfEntryPoint, an RVA; 0 when there is none
   std::uint32_t timestamp = 0;
-  std::uint64_t file_size = 0;  // bytes in the file that was read
+  std::uint64_t file_size = 0;        // bytes in the file that was read
+  std::optional<CutShort> cut_short;  // set when the headers describe more bytes than the file has
 
   std::vector<SectionInfo> sections;
   std::vector<ImportedDll> imports;
@@ -123,8 +135,8 @@ struct Image {
   std::vector<std::string> warnings;
 };
 
-// Why the Windows loader would refuse to map this image although its headers read (error 193): a section
-// whose raw data runs past the end of the file, as a copy cut short leaves it. Empty when it maps.
+// Why the Windows loader would refuse to map this image although its headers read (error 193): the file is
+// cut short (Image::cut_short). Empty when it maps.
 std::optional<std::string> unmappable_reason(const Image& image);
 
 }  // namespace dlldoctor::pe
