@@ -15,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                            "api-", "api-ms-win-core-com-l1-1-1.dll"}) {
     (void)schema->resolve(name);
     (void)schema->resolve(name, "kernel32.dll");
+    (void)schema->lists(name);
   }
   return 0;
 }

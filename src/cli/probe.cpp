@@ -76,7 +76,9 @@ void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure,
     if (closure.loads[i].module_index) call_root[*closure.loads[i].module_index] = true;
   for (std::size_t m = 0; m < closure.modules.size(); ++m) {
     const graph::Module& module = closure.modules[m];
-    if (module.is_root || module.resolution.api_set_host || call_root[m]) continue;
+    // An API set name is never a module of the real process (its host is); an assumed one has no host
+    // to compare either.
+    if (module.is_root || module.resolution.found_by == resolve::SearchStep::ApiSet || call_root[m]) continue;
     const resolve::Resolution& r = module.resolution;
     const bool predicted_loaded = r.failure == resolve::Failure::None;
     const std::string predicted = predicted_path(r);

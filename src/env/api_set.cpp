@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/mapped_file.hpp"
 #include "dlldoctor/pe/reader.hpp"
+#include "env/api_set_table.hpp"
 
 namespace dlldoctor::env {
 namespace {
@@ -26,31 +28,6 @@ constexpr std::uint32_t kMaxEntries = 1u << 16;
 constexpr std::uint32_t kMaxValues = 256;
 constexpr std::uint32_t kMaxStringBytes = 1024;
 
-// The built-in table: hosts of the API set families that programs actually import, for Windows 10/11 x64.
-// api-ms-win-crt-*: Microsoft Learn, "Universal CRT deployment" (the API set DLLs forward to ucrtbase.dll).
-// api-ms-win-core-*: kernelbase.dll hosts most core sets since Windows 8.1; the exceptions kept here are
-// the families Wine's schema (modelled on Windows') also sends elsewhere as a whole: the runtime-library
-// and API-query sets to ntdll.dll, COM and WinRT to combase.dll. Single sets that go to kernel32.dll,
-// advapi32.dll and others are not modelled: a real schema file (--sysroot) has them all.
-// ext-ms-*: extension sets, present or not depending on the edition, so no host is assumed.
-struct PrefixRule {
-  const char* prefix;
-  const char* host;  // "" = no host
-};
-constexpr PrefixRule kBuiltin[] = {
-    {"api-ms-win-crt-", "ucrtbase.dll"},
-    {"api-ms-win-core-", "kernelbase.dll"},
-    {"api-ms-win-core-rtlsupport-", "ntdll.dll"},
-    {"api-ms-win-core-apiquery-l1-", "ntdll.dll"},
-    {"api-ms-win-core-com-", "combase.dll"},
-    {"api-ms-win-core-winrt-", "combase.dll"},
-    {"ext-ms-", ""},
-};
-
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
-}
-
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -64,6 +41,27 @@ Result<std::string> read_string(const BoundedReader& bytes, std::uint32_t offset
   auto text = bytes.utf16(offset, length / 2);
   if (!text) return Error{fmt::format("{}: string at 0x{:x} (+{}) outside the section", what, offset, length)};
   return std::move(*text);
+}
+
+// The part of an API set name the loader matches: lower case, no ".dll", cut at the last hyphen
+// ("API-MS-Win-Core-Synch-L1-2-0.dll" -> "api-ms-win-core-synch-l1-2"); nullopt without a hyphen.
+std::optional<std::string> contract_key(std::string_view name) {
+  std::string key = ascii_lower(name);
+  if (ends_with(key, ".dll")) key.resize(key.size() - 4);
+  const auto hyphen = key.rfind('-');
+  if (hyphen == std::string::npos) return std::nullopt;
+  key.resize(hyphen);
+  return key;
+}
+
+const detail::BuiltinApiSet* builtin_begin() { return detail::kBuiltinApiSets; }
+const detail::BuiltinApiSet* builtin_end() { return detail::kBuiltinApiSets + detail::kBuiltinApiSetCount; }
+
+const detail::BuiltinApiSet* find_builtin(std::string_view key) {
+  const auto* found =
+      std::lower_bound(builtin_begin(), builtin_end(), key,
+                       [](const detail::BuiltinApiSet& row, std::string_view k) { return row.name < k; });
+  return found != builtin_end() && found->name == key ? found : nullptr;
 }
 
 // "C:\\Windows\\System32\\KERNEL32" -> "kernel32.dll": the schema lists importers by file name.
@@ -82,11 +80,29 @@ bool ApiSetSchema::is_api_set_name(std::string_view name) {
   return prefix == "api-" || prefix == "ext-";
 }
 
+bool ApiSetSchema::is_builtin_host(std::string_view lower_name) {
+  // Sets without a host carry "", which names no DLL.
+  return !lower_name.empty() && std::any_of(builtin_begin(), builtin_end(),
+                                            [&](const detail::BuiltinApiSet& row) { return row.host == lower_name; });
+}
+
 ApiSetSchema ApiSetSchema::builtin() {
   ApiSetSchema schema;
   schema.source_ = "built-in";
-  for (const auto& rule : kBuiltin) schema.prefixes_.emplace_back(rule.prefix, rule.host);
+  schema.builtin_ = true;
   return schema;
+}
+
+std::size_t ApiSetSchema::size() const { return builtin_ ? detail::kBuiltinApiSetCount : entries_.size(); }
+
+std::vector<std::string> ApiSetSchema::contracts() const {
+  std::vector<std::string> names;
+  if (builtin_) {
+    for (const auto* row = builtin_begin(); row != builtin_end(); ++row) names.emplace_back(row->name);
+  } else {
+    for (const auto& entry : entries_) names.push_back(entry.first);
+  }
+  return names;
 }
 
 Result<ApiSetSchema> ApiSetSchema::from_bytes(const BoundedReader& bytes) {
@@ -166,31 +182,31 @@ Result<ApiSetSchema> ApiSetSchema::from_file(const std::string& path) {
   return schema;
 }
 
-std::optional<std::string> ApiSetSchema::resolve(std::string_view name, std::string_view importer) const {
+std::optional<std::string_view> ApiSetSchema::lookup(std::string_view name, std::string_view importer) const {
   if (!is_api_set_name(name)) return std::nullopt;
-  std::string key = ascii_lower(name);
-  if (ends_with(key, ".dll")) key.resize(key.size() - 4);
-  const auto hyphen = key.rfind('-');
-  if (hyphen == std::string::npos) return std::nullopt;
-  key.resize(hyphen);
-
-  if (auto it = entries_.find(key); it != entries_.end()) {
-    const Entry& entry = it->second;
-    const std::string* host = &entry.host;
-    if (!importer.empty() && !entry.by_importer.empty()) {
-      if (auto special = entry.by_importer.find(importer_key(importer)); special != entry.by_importer.end())
-        host = &special->second;
-    }
-    if (host->empty()) return std::nullopt;
-    return *host;
+  const std::optional<std::string> key = contract_key(name);
+  if (!key) return std::nullopt;
+  if (builtin_) {
+    const detail::BuiltinApiSet* row = find_builtin(*key);
+    if (!row) return std::nullopt;
+    return std::string_view(row->host);
   }
-
-  const std::pair<std::string, std::string>* best = nullptr;
-  for (const auto& rule : prefixes_) {
-    if (starts_with(key, rule.first) && (!best || rule.first.size() > best->first.size())) best = &rule;
+  const auto it = entries_.find(*key);
+  if (it == entries_.end()) return std::nullopt;
+  const Entry& entry = it->second;
+  if (!importer.empty() && !entry.by_importer.empty()) {
+    if (auto special = entry.by_importer.find(importer_key(importer)); special != entry.by_importer.end())
+      return std::string_view(special->second);
   }
-  if (!best || best->second.empty()) return std::nullopt;
-  return best->second;
+  return std::string_view(entry.host);
+}
+
+bool ApiSetSchema::lists(std::string_view name) const { return lookup(name, {}).has_value(); }
+
+std::optional<std::string> ApiSetSchema::resolve(std::string_view name, std::string_view importer) const {
+  const std::optional<std::string_view> host = lookup(name, importer);
+  if (!host || host->empty()) return std::nullopt;
+  return std::string(*host);
 }
 
 }  // namespace dlldoctor::env

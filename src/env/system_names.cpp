@@ -4,6 +4,7 @@
 #include <array>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/env/api_set.hpp"
 
 namespace dlldoctor::env {
 
@@ -91,7 +92,9 @@ constexpr std::array<std::string_view, 104> kStockDlls = {
 }  // namespace
 
 bool is_stock_system_dll(std::string_view lower_name) {
-  return std::find(kStockDlls.begin(), kStockDlls.end(), lower_name) != kStockDlls.end();
+  // A host of the stock API set schema ships with that Windows: kernel.appcore.dll, sechost.dll, ...
+  return std::find(kStockDlls.begin(), kStockDlls.end(), lower_name) != kStockDlls.end() ||
+         ApiSetSchema::is_builtin_host(lower_name);
 }
 
 }  // namespace dlldoctor::env

@@ -129,8 +129,9 @@ std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchC
   // Copied out: the requests below grow closure_.modules, which moves its elements.
   const resolve::Resolution& resolution = closure_.modules[index].resolution;
   if (resolution.failure != Failure::None) return index;
-  // The loaded-module list: later requests for this base name get the first module of that name.
-  if (first_of_name && (resolution.path || resolution.assumed))
+  // The loaded-module list: later requests for this base name get the first module of that name. An API
+  // set name is never a module of its own (the loader maps it to its host before that list).
+  if (first_of_name && resolution.found_by != resolve::SearchStep::ApiSet && (resolution.path || resolution.assumed))
     closure_.process.loaded[key] = resolution.path.value_or("");
   const std::optional<std::string> api_set_host = resolution.api_set_host;
   const bool has_image = resolution.image != nullptr;
@@ -447,6 +448,17 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
     // With LoadLibrary calls, the question is whether they succeed: the first failing one, else the last.
     auto failing = std::find_if(closure.loads.begin(), closure.loads.end(), [](const Outcome& o) { return !o.ok; });
     closure.outcome = failing != closure.loads.end() ? *failing : closure.loads.back();
+  }
+  std::string assumed_api_sets;
+  for (const Module& module : closure.modules) {
+    if (module.resolution.found_by == resolve::SearchStep::ApiSet && module.resolution.assumed)
+      assumed_api_sets += (assumed_api_sets.empty() ? "" : ", ") + module.name;
+  }
+  if (!assumed_api_sets.empty()) {
+    closure.notes.push_back(fmt::format(
+        "API sets the built-in table (Windows 10/11 x64) does not list, assumed present: {}; --sysroot on a "
+        "Windows disk, whose System32\\apisetschema.dll lists this Windows' API sets, would decide",
+        assumed_api_sets));
   }
   closure.process_machine = closure.process.machine;
   return closure;

@@ -313,6 +313,8 @@ class TreeWriter {
                            ? ""
                            : fmt::format(" ({})", graph::load_kind_name(module.load));
     if (r.api_set_host) return {fmt::format("{} -> {} [api_set]{}", module.name, *r.api_set_host, kind), "", ""};
+    if (r.found_by == resolve::SearchStep::ApiSet && r.assumed)
+      return {fmt::format("{} -> host unknown, assumed present [api_set]{}", module.name, kind), "", ""};
     if (r.failure == Failure::NotFound) return {paint(module.name + " NOT FOUND", true) + kind, "", ""};
     if (r.failure == Failure::BadImage) {
       return {paint(module.name + " CANNOT LOAD", true), r.path.value_or(""),
@@ -421,6 +423,7 @@ std::string closure_to_markdown(const ReportInput& input) {
     if (r.failure == resolve::Failure::NotFound && !r.api_set_host) where = "**not found**";
     if (r.failure == resolve::Failure::BadImage) where = "**cannot load** `" + markdown_cell(r.path.value_or("")) + "`";
     if (r.api_set_host) where = "API set -> " + *r.api_set_host;
+    if (r.found_by == resolve::SearchStep::ApiSet && r.assumed) where = "API set, host unknown (assumed)";
     const auto version = r.image && r.image->file_version ? r.image->file_version->to_string() : std::string("-");
     fmt::format_to(
         it, "| {} | {} | {} | {} | {} |\n", markdown_cell(module.name), version, where,

@@ -249,7 +249,15 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   if (env::ApiSetSchema::is_api_set_name(key)) {
     resolution.found_by = SearchStep::ApiSet;
     resolution.api_set_host = environment_.api_sets.resolve(key, importer);
-    if (!resolution.api_set_host) resolution.failure = Failure::NotFound;
+    if (resolution.api_set_host) return resolution;
+    // Only a real schema proves a set absent: the built-in table is one Windows build's, and a name it
+    // does not know may be a newer set (DECISIONS.md, "Assumed API sets"). One it lists without a host is
+    // absent there, as on Windows.
+    if (environment_.api_sets.is_builtin() && !environment_.api_sets.lists(key)) {
+      resolution.assumed = true;
+    } else {
+      resolution.failure = Failure::NotFound;
+    }
     return resolution;
   }
 

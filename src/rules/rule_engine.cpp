@@ -122,7 +122,10 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   }
   for (const Family& family : rules.families) request.interesting.insert(family.members.begin(), family.members.end());
   for (const graph::Module& module : closure.modules) {
-    if (module.resolution.failure != resolve::Failure::NotFound || module.resolution.api_set_host) continue;
+    // The loader never looks for an API set in folders: a copy of one on the disk explains nothing.
+    if (module.resolution.failure != resolve::Failure::NotFound ||
+        module.resolution.found_by == resolve::SearchStep::ApiSet)
+      continue;
     request.wanted.insert(module.key);
     // For a missing cuDNN 8 DLL, cuDNN 9 copies tell "another generation is installed", and the other
     // way round: look for the main DLLs of every family of the same kind.

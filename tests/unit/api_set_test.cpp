@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 using dlldoctor::BoundedReader;
@@ -126,6 +127,7 @@ TEST_CASE("API set prefixes are api- and ext-, in any case") {
 TEST_CASE("the built-in table maps the common families of Windows 10/11") {
   const ApiSetSchema schema = ApiSetSchema::builtin();
   CHECK(schema.source() == "built-in");
+  CHECK(schema.is_builtin());
   CHECK(schema.resolve("api-ms-win-crt-runtime-l1-1-0.dll") == "ucrtbase.dll");
   CHECK(schema.resolve("API-MS-WIN-CRT-HEAP-L1-1-0.DLL") == "ucrtbase.dll");
   CHECK(schema.resolve("api-ms-win-core-synch-l1-2-0.dll") == "kernelbase.dll");
@@ -135,9 +137,93 @@ TEST_CASE("the built-in table maps the common families of Windows 10/11") {
   CHECK(schema.resolve("api-ms-win-core-com-l1-1-1.dll") == "combase.dll");
   CHECK(schema.resolve("api-ms-win-core-comm-l1-1-0.dll") == "kernelbase.dll");
   CHECK(schema.resolve("api-ms-win-core-winrt-string-l1-1-0.dll") == "combase.dll");
-  CHECK_FALSE(schema.resolve("ext-ms-win-ntuser-window-l1-1-4.dll"));
-  CHECK_FALSE(schema.resolve("api-ms-win-shell-shellcom-l1-1-0.dll"));
+  CHECK(schema.resolve("ext-ms-win-ntuser-window-l1-1-4.dll") == "user32.dll");
+  CHECK(schema.resolve("api-ms-win-shell-shellcom-l1-1-0.dll") == "kernelbase.dll");
   CHECK_FALSE(schema.resolve("ucrtbase.dll"));
+}
+
+// Issue 13: onnxruntime.dll (onnxruntime-node, win32/x64) and DirectML.dll failed without --sysroot on
+// these; Windows 11's schema (rules/api-sets/windows-10-11-x64.txt) gives the hosts.
+TEST_CASE("the built-in table knows the API sets onnxruntime and DirectML import") {
+  const ApiSetSchema schema = ApiSetSchema::builtin();
+  CHECK(schema.resolve("api-ms-win-eventing-provider-l1-1-0.dll") == "kernelbase.dll");
+  CHECK(schema.resolve("api-ms-win-eventing-classicprovider-l1-1-0.dll") == "kernelbase.dll");
+  CHECK(schema.resolve("api-ms-win-eventing-controller-l1-1-0.dll") == "sechost.dll");
+  CHECK(schema.resolve("api-ms-win-service-core-l1-1-0.dll") == "sechost.dll");
+  CHECK(schema.resolve("api-ms-win-service-core-l1-1-5.dll") == "sechost.dll");
+  CHECK(schema.resolve("api-ms-win-service-management-l1-1-0.dll") == "sechost.dll");
+  CHECK(schema.resolve("api-ms-win-service-management-l2-1-0.dll") == "sechost.dll");
+  CHECK(schema.resolve("api-ms-win-service-winsvc-l1-1-0.dll") == "sechost.dll");
+  CHECK(schema.resolve("api-ms-win-appmodel-runtime-l1-1-0.dll") == "kernel.appcore.dll");
+  CHECK(schema.resolve("api-ms-win-appmodel-runtime-l1-1-6.dll") == "kernel.appcore.dll");
+  CHECK(schema.resolve("api-ms-win-security-base-l1-2-0.dll") == "kernelbase.dll");
+  CHECK(schema.resolve("api-ms-win-core-winrt-error-l1-1-1.dll") == "combase.dll");
+  CHECK(schema.resolve("api-ms-win-core-memory-l1-1-8.dll") == "kernelbase.dll");
+  CHECK(schema.resolve("api-ms-win-core-featurestaging-l1-1-1.dll") == "shcore.dll");
+  CHECK(schema.resolve("ext-ms-win-dxcore-l1-1-0.dll") == "dxcore.dll");
+  // The hosts are stock System32 DLLs, so without --sysroot they are assumed present.
+  CHECK(ApiSetSchema::is_builtin_host("kernel.appcore.dll"));
+  CHECK(ApiSetSchema::is_builtin_host("sechost.dll"));
+  CHECK_FALSE(ApiSetSchema::is_builtin_host("cudnn64_9.dll"));
+  CHECK_FALSE(ApiSetSchema::is_builtin_host(""));
+}
+
+// A sample across the families of Wine 8.0's schema; tests/env checks every entry against the file.
+TEST_CASE("the built-in table knows the sets of Wine's schema") {
+  const ApiSetSchema schema = ApiSetSchema::builtin();
+  const std::vector<std::pair<const char*, const char*>> wine = {
+      {"api-ms-win-base-util-l1-1-0", "advapi32.dll"},
+      {"api-ms-win-core-processthreads-l1-1-3", "kernel32.dll"},
+      {"api-ms-win-core-kernel32-legacy-l1-1-0", "kernel32.dll"},
+      {"api-ms-win-core-localregistry-l1-1-0", "kernelbase.dll"},
+      {"api-ms-win-core-registry-l2-1-0", "advapi32.dll"},
+      {"api-ms-win-core-winrt-robuffer-l1-1-0", "wintypes.dll"},
+      {"api-ms-win-downlevel-shlwapi-l2-1-0", "shcore.dll"},
+      {"api-ms-win-security-lsalookup-l1-1-2", "sechost.dll"},
+      {"api-ms-win-shcore-scaling-l1-1-1", "shcore.dll"},
+      {"ext-ms-win-gdi-dc-l1-2-0", "gdi32full.dll"},                         // Wine: gdi32.dll; Windows 11 moved it
+      {"ext-ms-win-kernel32-package-current-l1-1-0", "kernel.appcore.dll"},  // Wine: kernelbase.dll
+      {"ext-ms-win-ntuser-message-l1-1-1", "user32.dll"},
+      {"ext-ms-win-printer-winspool-l1-1-0", "winspool.drv"},
+      {"ext-ms-win-advapi32-eventingcontroller-l1-1-0", "advapi32.dll"},  // Wine only
+  };
+  for (const auto& [name, host] : wine) {
+    CAPTURE(name);
+    CHECK(schema.lists(name));
+    CHECK(schema.resolve(name) == host);
+  }
+}
+
+TEST_CASE("the built-in table tells sets listed without a host from sets it does not know") {
+  const ApiSetSchema schema = ApiSetSchema::builtin();
+  CHECK(schema.lists("api-ms-win-deprecated-apis-legacy-l1-1-0.dll"));
+  CHECK_FALSE(schema.resolve("api-ms-win-deprecated-apis-legacy-l1-1-0.dll"));
+  CHECK(schema.lists("EXT-MS-WIN-GDI-EDGEGDI-L1-1-0"));
+  CHECK_FALSE(schema.resolve("ext-ms-win-gdi-edgegdi-l1-1-0"));
+  CHECK_FALSE(schema.lists("api-ms-win-made-up-l1-1-0.dll"));
+  CHECK_FALSE(schema.resolve("api-ms-win-made-up-l1-1-0.dll"));
+  CHECK_FALSE(schema.lists("kernel32.dll"));
+  // Every listed name is one the loader could match, and the count is that of the data file.
+  const auto contracts = schema.contracts();
+  CHECK(contracts.size() == schema.size());
+  CHECK(contracts.size() > 900);
+  for (const std::string& name : contracts) {
+    CAPTURE(name);
+    CHECK(schema.lists(name + "-0.dll"));
+  }
+}
+
+TEST_CASE("a schema file lists its own sets, and only a schema file is not built-in") {
+  const auto bytes = build_v6(kEntries);
+  const ApiSetSchema schema = parse(bytes);
+  CHECK_FALSE(schema.is_builtin());
+  CHECK(schema.lists("api-ms-win-deprecated-apis-legacy-l1-1-0.dll"));
+  CHECK(schema.lists("api-ms-win-core-nohost-l1-1-0"));
+  CHECK_FALSE(schema.lists("api-ms-win-eventing-provider-l1-1-0.dll"));
+  CHECK(schema.contracts() ==
+        std::vector<std::string>{"api-ms-win-core-nohost-l1-1", "api-ms-win-core-processthreads-l1-1",
+                                 "api-ms-win-core-synch-l1-2", "api-ms-win-deprecated-apis-legacy-l1-1",
+                                 "ext-ms-win-ntuser-window-l1-1"});
 }
 
 TEST_CASE("damaged schemas are errors, never out-of-bounds reads") {

@@ -83,6 +83,12 @@ constexpr const char* kOwnWindowsFolders =
 constexpr NotRun kNotRun[] = {
     {"altered_search_path_finds_dependency", kProbedAsHost},
     {"api_set_resolved_by_schema", kProbedAsHost},
+    {"api_set_eventing_service_appmodel_without_sysroot",
+     "the prediction uses Windows 11's hosts (api-ms-win-appmodel-runtime-l1-1 in kernel.appcore.dll); Wine 8.0's "
+     "schema sends that set to kernelbase.dll, so the files loaded differ by design"},
+    {"api_set_unknown_assumed",
+     "no Windows has api-ms-win-made-up-l1-1-0.dll: Wine's loader fails the start-up, which is right; dlldoctor "
+     "without --sysroot cannot know that and assumes the set (DECISIONS.md, \"Assumed API sets\")"},
     {"default_dirs_path_not_searched", kProbedAsHost},
     {"default_dirs_user_dir_found", kProbedAsHost},
     {"dependency_next_to_dll_not_searched", kProbedAsHost},  // start-up counterpart: dependency_in_folder_not_on_path

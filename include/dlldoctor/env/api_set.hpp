@@ -1,7 +1,7 @@
 #pragma once
 // API set names (api-ms-win-*, ext-ms-*) are not files: the loader maps them to a host DLL through the
 // schema in System32\apisetschema.dll (docs/DOMAIN.md §1, step 2). This reads that schema, or stands in for
-// it with a small built-in table when no Windows disk is at hand.
+// it with a built-in table of stock Windows 10/11 x64 when no Windows disk is at hand.
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -16,9 +16,9 @@ namespace dlldoctor::env {
 
 class ApiSetSchema {
  public:
-  // The common stock mapping of Windows 10/11 x64, for when no schema file is available. It only knows
-  // families (api-ms-win-crt-*, api-ms-win-core-*); ext-ms-* answers nullopt, since whether an extension
-  // is hosted differs between editions.
+  // The stock mapping of Windows 10/11 x64 (rules/api-sets/windows-10-11-x64.txt, compiled in), for when
+  // no schema file is available. A name it does not list is not proof of absence: is_builtin() tells the
+  // resolver to assume such a set rather than fail (DECISIONS.md, "Assumed API sets").
   static ApiSetSchema builtin();
 
   // The contents of the ".apiset" section (schema version 6, Windows 10 and later). Offsets inside are
@@ -34,11 +34,21 @@ class ApiSetSchema {
   // without a host.
   std::optional<std::string> resolve(std::string_view name, std::string_view importer = {}) const;
 
+  // The schema lists `name` (any case, ".dll" optional), with a host or without one.
+  bool lists(std::string_view name) const;
+
+  // Every set the schema lists, by the part of its name the loader matches ("api-ms-win-core-synch-l1-2").
+  std::vector<std::string> contracts() const;
+
   // "api-" or "ext-" prefix, case-insensitive: the names the loader sends to the schema, never to folders.
   static bool is_api_set_name(std::string_view name);
 
+  // A DLL the built-in table names as a host: part of every stock Windows 10/11 x64 System32.
+  static bool is_builtin_host(std::string_view lower_name);
+
   const std::string& source() const { return source_; }
-  std::size_t size() const { return entries_.size() + prefixes_.size(); }
+  bool is_builtin() const { return builtin_; }
+  std::size_t size() const;
 
  private:
   struct Entry {
@@ -46,11 +56,14 @@ class ApiSetSchema {
     std::map<std::string, std::string> by_importer;  // lower-case importer name -> host
   };
 
+  // The host listed for `name`: nullopt when the schema does not list it, "" when it lists it without one.
+  std::optional<std::string_view> lookup(std::string_view name, std::string_view importer) const;
+
   std::string source_;
-  // Exact entries, keyed by the lower-case name up to its last hyphen ("api-ms-win-core-synch-l1-2").
+  // The compiled-in table answers instead of entries_ (which stays empty): it is not copied per process.
+  bool builtin_ = false;
+  // A schema file's entries, keyed by the lower-case name up to its last hyphen ("api-ms-win-core-synch-l1-2").
   std::map<std::string, Entry> entries_;
-  // Family rules of the built-in table (prefix -> host, longest prefix wins), checked after entries_.
-  std::vector<std::pair<std::string, std::string>> prefixes_;
 };
 
 }  // namespace dlldoctor::env

@@ -15,8 +15,9 @@ const std::vector<std::string>& default_known_dlls();
 // says (DOMAIN.md §1 step 5).
 std::vector<std::string> known_dlls_from(const std::vector<std::string>& names);
 
-// DLLs every Windows 10/11 x64 has in System32 (and SysWOW64). Without --sysroot these are assumed
-// present and marked so; MSVC runtime, CUDA, cuDNN and driver DLLs are deliberately absent.
+// DLLs every Windows 10/11 x64 has in System32 (and SysWOW64), the hosts of its API sets included.
+// Without --sysroot these are assumed present and marked so; MSVC runtime, CUDA, cuDNN and driver DLLs
+// are deliberately absent.
 bool is_stock_system_dll(std::string_view lower_name);
 
 }  // namespace dlldoctor::env

@@ -257,6 +257,19 @@ bool not_on_search_path(Context& c) {
   return true;
 }
 
+// An API set the schema does not resolve: Windows itself lacks it, so no folder or copy can help (the
+// loader never reads API sets from files) and the disk-wide search of "not-installed" would mislead.
+void missing_api_set(Context& c) {
+  const env::ApiSetSchema& schema = c.input.environment.api_sets;
+  const std::string described = schema.is_builtin() ? "the built-in table of Windows 10/11 x64" : schema.source();
+  c.evidence["api_set_schema"] = schema.source();
+  std::string variant = "api_set_no_host";
+  if (!schema.lists(c.module.key)) variant = c.module.key.rfind("api-ms-win-crt-", 0) == 0 ? "api_set_ucrt" : "api_set";
+  c.sink.emit("not-installed", variant, c.module.name,
+              {{"dll", c.module.name}, {"needed_by", detail::first_needed_by(c.module)}, {"schema", described}},
+              c.evidence, c.severity);
+}
+
 }  // namespace
 
 void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
@@ -279,6 +292,10 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
                       {"needed_by", module.needed_by},
                       {"searched", std::move(searched)},
                       {"copies", std::move(copies)}};
+    if (module.resolution.found_by == resolve::SearchStep::ApiSet) {
+      missing_api_set(c);
+      continue;
+    }
     // Only wrong-machine files exist and no usable copy anywhere: detect_unloadable says the program is
     // the wrong build (wrong-machine, wrong_program); "not installed" would send the user looking for it.
     const bool only_wrong_machine =

@@ -1,0 +1,17 @@
+#pragma once
+// The built-in API set table, generated at build time from rules/api-sets/windows-10-11-x64.txt
+// (cmake/api_set_table.cmake): knowledge stays data, and start-up does not parse it.
+#include <cstddef>
+
+namespace dlldoctor::env::detail {
+
+struct BuiltinApiSet {
+  const char* name;  // lower case, up to the last hyphen: "api-ms-win-core-synch-l1-2"
+  const char* host;  // lower case; "" when the schema lists the set without a host
+};
+
+// Sorted by name (byte order), so that lookups can bisect.
+extern const BuiltinApiSet kBuiltinApiSets[];
+extern const std::size_t kBuiltinApiSetCount;
+
+}  // namespace dlldoctor::env::detail
