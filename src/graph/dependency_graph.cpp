@@ -283,8 +283,27 @@ Result<bool> Builder::add_program(const ClosureRequest& request) {
   process.exe_has_manifest = image->manifest.has_value();
   root.resolution.path = *found;
   root.resolution.windows_path = env::windows_path_of(environment_, *found);
-  root.resolution.image = image;
   closure_.process_machine = process.machine;
+  // A program whose headers promise more bytes than the file has is not mapped at all (193): nothing it
+  // imports is ever looked for.
+  if (auto reason = pe::unmappable_reason(*image)) {
+    resolve::Candidate self;
+    self.step = resolve::SearchStep::Root;
+    self.path = *found;
+    self.windows_path = root.resolution.windows_path;
+    self.machine = image->machine;
+    self.file_version = image->file_version;
+    self.verdict = resolve::Verdict::NotLoadable;
+    self.problem = *reason;
+    self.image = image;
+    root.resolution.candidates.push_back(std::move(self));
+    root.resolution.failure = Failure::BadImage;
+    closure_.modules.push_back(std::move(root));
+    edges_.emplace_back();
+    index_.emplace(closure_.modules.back().key, 0);
+    return true;
+  }
+  root.resolution.image = image;
   closure_.modules.push_back(std::move(root));
   edges_.emplace_back();
   index_.emplace(closure_.modules.back().key, 0);
@@ -405,6 +424,10 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
     if (module.resolution.failure == Failure::NotFound) {
       outcome.error = 126;
       outcome.reason = fmt::format("{} was not found (needed by {})", module.name, cause.needed_by);
+    } else if (module.is_root && !module.resolution.candidates.empty()) {
+      outcome.error = 193;
+      outcome.reason =
+          fmt::format("{} cannot be loaded: {}", module.name, module.resolution.candidates.front().problem);
     } else {
       outcome.error = 193;
       outcome.reason = fmt::format("{} at {} cannot be loaded into this process (needed by {})", module.name,
@@ -427,11 +450,15 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
   Builder builder(resolver, rules, files, environment, closure);
   auto added = builder.add_program(request);
   if (!added) return added.error();
-  if (!closure.modules.empty() && closure.modules[0].resolution.failure == Failure::None) {
+  if (!closure.modules.empty() && closure.modules[0].resolution.failure != Failure::NotFound) {
     // A DLL named as the program is simulated as LoadLibraryEx with altered search path: its own folder
     // stands where a program's folder would.
     const auto& root = closure.modules[0];
-    const bool dll = root.resolution.image && root.resolution.image->is_dll;
+    // A program that cannot be mapped keeps its image on its one candidate.
+    const auto& self = root.resolution.candidates;
+    const std::shared_ptr<const pe::Image> image =
+        root.resolution.image ? root.resolution.image : (self.empty() ? nullptr : self.front().image);
+    const bool dll = image && image->is_dll;
     closure.startup = builder.outcome_from(0, dll ? fmt::format("loading {} (its own folder searched first)", root.name)
                                                   : fmt::format("start-up of {}", root.name));
   }

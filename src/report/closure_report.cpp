@@ -249,7 +249,8 @@ class TreeWriter {
         detail_prefix + "  ");
     if (repeat) return;
     for (const auto& c : module.resolution.candidates) {
-      if (c.verdict == resolve::Verdict::Chosen) continue;
+      // A program that cannot be mapped is its own only candidate, and its line above says why already.
+      if (c.verdict == resolve::Verdict::Chosen || module.is_root) continue;
       const std::string tail =
           fmt::format("{}{} [{}]", c.file_version ? " " + c.file_version->to_string() : std::string(),
                       c.verdict == resolve::Verdict::WrongMachine

@@ -137,13 +137,30 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
                                     family->install_places.end());
     }
   }
-  // Siblings missing from the search path are often next to the main DLL that wants them.
+  // Siblings missing from the search path are often next to the main DLL that loads them.
   for (const graph::Module& module : closure.modules) {
     const Family* family = rules.family_of(module.key);
-    if (!family || !module.resolution.path || module.resolution.failure != resolve::Failure::None) continue;
+    if (!family || family->runtime_loads.empty() || !module.resolution.path ||
+        module.resolution.failure != resolve::Failure::None)
+      continue;
     if (std::find(family->main.begin(), family->main.end(), module.key) != family->main.end()) {
       request.named_folders.emplace_back(folder_of(*module.resolution.path), "next to the main DLL");
     }
+  }
+  // "It is right there": a DLL's imports are not searched in that DLL's own folder, nor in the folders of
+  // the other modules already loaded. Copies there are the evidence, named with the module they sit by.
+  for (const graph::Module& module : closure.modules) {
+    if (module.resolution.failure != resolve::Failure::NotFound || module.resolution.api_set_host) continue;
+    for (const std::string& importer : module.needed_by) {
+      for (const graph::Module& by : closure.modules) {
+        if (by.name == importer && by.resolution.path && by.resolution.failure == resolve::Failure::None)
+          request.named_folders.emplace_back(folder_of(*by.resolution.path), kNextToImporter + by.name);
+      }
+    }
+  }
+  for (const graph::Module& module : closure.modules) {
+    if (module.resolution.path && module.resolution.failure == resolve::Failure::None)
+      request.named_folders.emplace_back(folder_of(*module.resolution.path), kNextToLoaded + module.name);
   }
   std::sort(request.install_places.begin(), request.install_places.end());
   request.install_places.erase(std::unique(request.install_places.begin(), request.install_places.end()),

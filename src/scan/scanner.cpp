@@ -184,6 +184,9 @@ CandidateRead read_candidate(ScannedFile& file) {
   file.machine = image->machine;
   file.file_version = image->file_version;
   file.timestamp = image->timestamp;
+  // The headers read, but the loader would not map it (an interrupted copy, a quarantine): not a copy
+  // that can load, whatever its version says.
+  if (auto reason = pe::unmappable_reason(*image)) file.error = *reason;
   return CandidateRead::Read;
 }
 

@@ -33,6 +33,11 @@ struct RuleOutput {
 
 RuleOutput run_rules(const RuleInput& input);
 
+// Sources of the inventory copies found beside a module of the closure: next to the module that imports
+// the missing DLL, or next to any module the process has loaded; the module's name follows.
+inline constexpr const char* kNextToImporter = "next to its importer ";
+inline constexpr const char* kNextToLoaded = "next to the loaded module ";
+
 // The names the inventory should look for and list, for a closure (what the detectors will ask about).
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
                                         const RuleData& rules);

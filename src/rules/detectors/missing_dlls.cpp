@@ -1,6 +1,7 @@
 // Every module that is not found gets one finding: the most specific explanation of why (checked in the
 // order below), with the copies found elsewhere as evidence.
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "dlldoctor/rules/fix_template.hpp"
@@ -225,6 +226,8 @@ std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
   return detail::registry_path_scope(input.environment, folder_of(*copy.windows_path));
 }
 
+bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
+
 bool not_on_search_path(Context& c) {
   if (c.copies.empty()) return false;
   // A copy in a folder the registry PATH has explains more than one found by searching.
@@ -248,6 +251,17 @@ bool not_on_search_path(Context& c) {
                  {"folder", folder},
                  {"scope", user ? "user" : "machine"},
                  {"scope_name", user ? "User" : "Machine"}},
+                c.evidence, c.severity);
+  } else if (starts_with(copy.source, kNextToImporter) || starts_with(copy.source, kNextToLoaded)) {
+    const bool importer = starts_with(copy.source, kNextToImporter);
+    const std::string beside = copy.source.substr(std::strlen(importer ? kNextToImporter : kNextToLoaded));
+    c.evidence["beside"] = beside;
+    c.sink.emit("not-on-search-path", importer ? "next_to_importer" : "next_to_loaded", c.module.name,
+                {{"dll", c.module.name},
+                 {"copy", detail::shown(copy)},
+                 {"beside", beside},
+                 {"needed_by", detail::first_needed_by(c.module)},
+                 {"folder", folder}},
                 c.evidence, c.severity);
   } else {
     c.sink.emit("not-on-search-path", "default", c.module.name,

@@ -1,5 +1,6 @@
 // Section 5.5, the PATH itself: entries cut short, quoted, missing or repeated, and a PATH long enough to be cut.
 #include <map>
+#include <tuple>
 
 #include "rules/detectors/common.hpp"
 
@@ -18,20 +19,75 @@ Vars entry_vars(const env::Environment& environment, const std::string& entry) {
                                          : "   # or 'Machine' (as administrator) if the entry is in the system PATH")}};
 }
 
+// setx writes at most 1024 characters of a value (DOMAIN.md §5).
+constexpr std::size_t kSetxLimit = 1024;
+
+// A PATH value of exactly setx's limit was almost surely cut by it: its last entry lost its end (whether
+// or not what is left happens to name a folder) and every entry after it is gone.
+void setx_cut(const env::Environment& environment, const std::string& value, const std::string& where,
+              const char* scope_name, FindingSink& sink) {
+  if (value.size() != kSetxLimit) return;
+  const auto semicolon = value.rfind(';');
+  const std::string last = semicolon == std::string::npos ? value : value.substr(semicolon + 1);
+  Vars vars = entry_vars(environment, last);
+  if (scope_name) {
+    vars["scope_name"] = scope_name;
+    vars["scope_note"] = Value::code(std::string(scope_name) == "Machine" ? "   # as administrator" : "");
+  }
+  vars["where"] = where;
+  vars["length"] = std::to_string(kSetxLimit);
+  sink.emit("path-truncated", "setx_exact", "", vars,
+            {{"entry", last}, {"path_length", value.size()}, {"where", where}});
+}
+
+std::string joined(const std::vector<env::PathEntry>& path) {
+  std::string value;
+  for (std::size_t i = 0; i < path.size(); ++i) value += (i ? ";" : "") + path[i].text;
+  return value;
+}
+
+// Findings of one kind about several entries are one finding per registry scope: 26 missing entries are
+// one thing to mend, with one command.
+struct EntryGroup {
+  std::vector<std::string> entries;
+  Vars vars;
+  detail::Json evidence;  // of the first entry, as one finding per entry had it; "entries" lists them all
+};
+
+void emit_groups(FindingSink& sink, const std::string& id, std::map<std::string, EntryGroup>& groups) {
+  for (auto& [scope, group] : groups) {
+    group.vars["entries"] = Value::list(group.entries);
+    std::string shown;
+    for (std::size_t i = 0; i < group.entries.size(); ++i) shown += (i ? ", " : "") + group.entries[i];
+    group.vars["entry"] = shown;
+    group.vars["count"] = std::to_string(group.entries.size());
+    group.evidence["entries"] = group.entries;
+    sink.emit(id, group.entries.size() == 1 ? "default" : "several", "", group.vars, group.evidence);
+  }
+}
+
 }  // namespace
 
 void detect_path_defects(const RuleInput& input, FindingSink& sink) {
   const auto& path = input.environment.path;
-  std::size_t length = 0;
-  for (const auto& entry : path) length += entry.text.size() + 1;
-  if (length > 0) --length;
-  // setx keeps 1024 characters of a value: a longer PATH is one `setx PATH ...` away from losing its end.
-  constexpr std::size_t kSetxLimit = 1024;
+  const std::string value = joined(path);
+  const std::size_t length = value.size();
+  // A longer PATH is one `setx PATH ...` away from losing its end.
   if (length > kSetxLimit) {
     sink.emit("path-too-long", "default", "",
               {{"length", std::to_string(length)}, {"limit", std::to_string(kSetxLimit)}},
               {{"path_length", length}, {"entries", path.size()}});
   }
+  const bool setx_exact = length == kSetxLimit;
+  if (setx_exact) setx_cut(input.environment, value, "This process's PATH", nullptr, sink);
+  // The registry's values, when a process started now would get a cut one (and this one has not).
+  const std::tuple<const std::optional<std::string>*, const char*, const char*> registry[] = {
+      {&input.environment.user_path, "The user PATH in the registry", "User"},
+      {&input.environment.machine_path, "The machine PATH in the registry", "Machine"}};
+  for (const auto& [stored, where, scope] : registry) {
+    if (*stored && **stored != value) setx_cut(input.environment, **stored, where, scope, sink);
+  }
+  std::map<std::string, EntryGroup> missing;
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < path.size(); ++i) {
     const env::PathEntry& entry = path[i];
@@ -46,31 +102,48 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
       continue;
     }
     if (entry.text.empty()) continue;
+    const bool last = i + 1 == path.size();
     if (!entry.folder.exists && !entry.folder.host.empty()) {
       if (entry.completion) {
         evidence["real"] = detail::shown(*entry.completion);
-        // setx cuts the whole value at 1024 characters: then the cut entry is the last one.
-        const bool setx = i + 1 == path.size() && length >= 1000;
+        // setx cuts the whole value at 1024 characters: then the cut entry is the last one (already said
+        // above when the value is exactly that long).
+        if (setx_exact && last) continue;
+        const bool setx = last && length >= 1000;
         Vars vars = entry_vars(input.environment, entry.text);
         vars["real"] = detail::shown(*entry.completion);
         vars["length"] = std::to_string(length);
         sink.emit("path-truncated", setx ? "setx" : "default", "", vars, evidence);
-      } else {
-        sink.emit("path-missing-entry", "default", "", entry_vars(input.environment, entry.text), evidence);
+      } else if (!(setx_exact && last)) {
+        const Vars vars = entry_vars(input.environment, entry.text);
+        EntryGroup& group = missing[vars.at("scope_name").shown()];
+        if (group.entries.empty()) {
+          group.vars = vars;
+          group.evidence = evidence;
+        }
+        group.entries.push_back(entry.text);
       }
       continue;
     }
     if (entry.folder.exists) ++seen[ascii_lower(entry.folder.host)];
   }
+  emit_groups(sink, "path-missing-entry", missing);
+  std::map<std::string, EntryGroup> repeated;
   for (const auto& entry : path) {
     if (!entry.folder.exists) continue;
     auto it = seen.find(ascii_lower(entry.folder.host));
     if (it == seen.end() || it->second < 2) continue;
-    Vars vars = entry_vars(input.environment, entry.text);
-    vars["count"] = std::to_string(it->second);
-    sink.emit("path-duplicate-entry", "default", "", vars, {{"entry", entry.text}, {"count", it->second}});
+    const Vars vars = entry_vars(input.environment, entry.text);
+    EntryGroup& group = repeated[vars.at("scope_name").shown()];
+    if (group.entries.empty()) {
+      group.vars = vars;
+      group.vars["times"] = std::to_string(it->second);
+      group.evidence = {{"entry", entry.text}, {"count", it->second}};
+    }
+    group.entries.push_back(entry.text);
     seen.erase(it);
   }
+  emit_groups(sink, "path-duplicate-entry", repeated);
 }
 
 }  // namespace dlldoctor::rules

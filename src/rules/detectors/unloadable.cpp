@@ -25,7 +25,8 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
   std::map<std::string, std::vector<const resolve::Candidate*>> marked;
 
   for (const graph::Module& module : input.closure.modules) {
-    if (module.is_root) continue;
+    // The program itself matters here only when it is the file that cannot be loaded.
+    if (module.is_root && module.resolution.failure != resolve::Failure::BadImage) continue;
     const auto& resolution = module.resolution;
     bool any_usable = false;
     bool any_wrong = false;
