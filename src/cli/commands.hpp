@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,19 @@ using Runner = std::function<int()>;
 Runner setup_inspect(CLI::App& app);
 // `dlldoctor sdk DIR`, and the top-level spelling `dlldoctor --sdk DIR` (main runs it when app.count("--sdk")).
 Runner setup_sdk(CLI::App& app, const std::string& argv0);
-// The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`.
-// `dlldoctor probe APP.exe [flags]` is this command with --probe (main.cpp rewrites the spelling), so the
-// probe takes every flag of the simulation it checks.
+// The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`, and `dlldoctor --scan DIR`.
 Runner setup_explain(CLI::App& app, const std::string& argv0);
+// `dlldoctor probe APP.exe [flags]`: the main job's simulation flags, so the probe checks the very
+// simulation they describe, and --probe-timeout.
+Runner setup_probe(CLI::App& app, const std::string& argv0);
 // `dlldoctor snapshot -o env.json`.
 Runner setup_snapshot(CLI::App& app);
+
+// kExitFailure, with a message naming it and `why`, when the command line of `app` gave an option (or the
+// positional program) outside `allowed` (long names, "program" for the positional): `mode` would ignore
+// it. kExitOk otherwise.
+int refuse_options_except(const CLI::App& app, const std::set<std::string>& allowed, const std::string& mode,
+                          const std::string& why);
 
 // Wraps every description in the help of `app` and its subcommands so that `--help` fits in 80 columns
 // (CLI11 indents the lines after a description's newlines to its column). Call once, after every setup_*.

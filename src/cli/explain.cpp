@@ -1,6 +1,7 @@
 // `dlldoctor APP.exe [flags]`: which copy of every DLL loads, from where, why, and what fails.
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,9 @@ env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
 }
 
 int run_explain(const ExplainOptions& options) {
+  if (!options.host.empty() && !options.program.empty())
+    return fail("give a program (dlldoctor APP.exe) or a host (--host APP.exe --load X), not both: with --host, " +
+                options.program + " would be ignored");
   auto rule_data = rules::load_rules_for(options.argv0, options.rules);
   if (!rule_data) return fail(rule_data.error().message);
   if (!options.scan.empty()) {
@@ -169,7 +173,12 @@ int run_explain(const ExplainOptions& options) {
   startup_process.settings = {};
   const std::vector<resolve::SearchFolder> search_order = resolver.search_order(startup_process, {});
   for (const auto& folder : search_order) wanted.search_folders.push_back(folder.folder);
-  for (const auto& dir : options.look_in) wanted.look_in.push_back(env::resolve_folder(*environment, dir, files).host);
+  for (const auto& dir : options.look_in) {
+    const env::FolderRef folder = env::resolve_folder(*environment, dir, files);
+    // A folder that is not there would be searched for nothing, and the user would read "no copy found".
+    if (!folder.exists) return fail("--look-in " + dir + ": no such folder");
+    wanted.look_in.push_back(folder.host);
+  }
   const env::Inventory inventory = env::build_inventory(*environment, wanted, files, images);
   rules::RuleOutput rule_output = rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
   if (options.probe) {
@@ -232,11 +241,10 @@ int run_explain(const ExplainOptions& options) {
   return report::exit_status(input) == 0 ? kExitOk : kExitFindings;
 }
 
-}  // namespace
-
-Runner setup_explain(CLI::App& app, const std::string& argv0) {
-  auto options = std::make_shared<ExplainOptions>();
-  options->argv0 = argv0;
+// The flags of the simulation, shared by the main command and `dlldoctor probe` (which checks the very
+// simulation they describe). Returns the runner, which pairs each --flags with its --load.
+Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
+                       std::function<int(const ExplainOptions&)> run) {
   app.add_option("program", options->program, "The program whose start-up to simulate (APP.exe)");
   auto* environment = "Environment (how the Windows machine looks)";
   app.add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32")
@@ -255,10 +263,6 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
   app.add_option("--env", options->env_file,
                  "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot")
       ->group(environment);
-  app.add_flag("--probe", options->probe, "")->group("");  // spelled `dlldoctor probe ...` (main.cpp)
-  app.add_option("--probe-timeout", options->probe_timeout,
-                 "dlldoctor probe: seconds the probed process may run before it is ended (default 10)")
-      ->group("Probe (Windows; runs the target)");
   app.add_flag("--assume-system-dlls", options->assume_system_dlls,
                "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
       ->group(environment);
@@ -287,16 +291,13 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
-  app.add_option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders")
-      ->expected(1, -1);
-  app.add_flag("--all-dlls", options->all_dlls, "With --scan: every DLL, not only the families in rules/");
   app.add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   app.add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
   app.add_option("--look-in", options->look_in,
                  "A folder to search (recursively) for copies of DLLs that are not found (repeatable)");
   // --flags belongs to the --load before it; CLI11 keeps each option's values apart, so the command
   // line's order is read back from parse_order().
-  return [options, &app, load, load_flags] {
+  return [options, &app, load, load_flags, run] {
     std::size_t loads_seen = 0;
     options->flags_owner.clear();
     for (const CLI::Option* option : app.parse_order()) {
@@ -306,8 +307,49 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
         options->flags_owner.push_back(loads_seen - 1);
       }
     }
-    return run_explain(*options);
+    return run(*options);
   };
+}
+
+}  // namespace
+
+Runner setup_explain(CLI::App& app, const std::string& argv0) {
+  auto options = std::make_shared<ExplainOptions>();
+  options->argv0 = argv0;
+  app.add_option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders")
+      ->expected(1, -1);
+  app.add_flag("--all-dlls", options->all_dlls, "With --scan: every DLL, not only the families in rules/");
+  return bind_simulation(app, options, [&app](const ExplainOptions& given) {
+    if (given.scan.empty()) {
+      if (given.all_dlls) return fail("--all-dlls needs --scan DIR: it widens the scan to every DLL");
+      return run_explain(given);
+    }
+    // The scan reads folders and, with an environment, says which copy a process would load; it
+    // simulates no program and no LoadLibrary call.
+    const int refused = refuse_options_except(
+        app,
+        {"--scan", "--all-dlls", "--format", "--output", "--no-color", "--rules", "--sysroot", "--path", "--cwd",
+         "--safe-dll-search-mode", "--known-dlls", "--windows-user", "--assume-system-dlls"},
+        "--scan", "a scan lists the copies in folders, it simulates no program or LoadLibrary call");
+    return refused != kExitOk ? refused : run_explain(given);
+  });
+}
+
+Runner setup_probe(CLI::App& app, const std::string& argv0) {
+  auto options = std::make_shared<ExplainOptions>();
+  options->argv0 = argv0;
+  options->probe = true;
+  CLI::App* command = app.add_subcommand(
+      "probe",
+      "Windows only, opt-in: RUN the program (or load the DLL in a child process, or have --host make the "
+      "--load calls) under the real loader, with the PATH and folder of --path and --cwd, and report every "
+      "difference from the prediction as a probe-differs finding. Takes the flags of dlldoctor APP.exe.");
+  command->add_option("--probe-timeout", options->probe_timeout,
+                      "Seconds the probed process may run before it is ended (default 10)");
+  command->footer(
+      "Examples:\n  dlldoctor probe app.exe --path C:\\cudnn\\bin\n"
+      "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension");
+  return bind_simulation(*command, options, run_explain);
 }
 
 }  // namespace dlldoctor::cli

@@ -16,6 +16,7 @@ namespace {
 struct InspectOptions {
   std::vector<std::string> files;
   std::string format = "text";
+  std::string output;
 };
 
 int run_inspect(const InspectOptions& options) {
@@ -33,9 +34,11 @@ int run_inspect(const InspectOptions& options) {
     if (options.format == "json") {
       documents.push_back(report::image_to_json(path, *image));
     } else {
-      // Written file by file, so memory does not grow with the number of files.
       report::append_image_text(text, path, *image);
-      write_output(text, "");
+      // On stdout, written file by file, so memory does not grow with the number of files; -o FILE gets
+      // the whole text at once (write_output replaces the file).
+      if (!options.output.empty()) continue;
+      if (write_output(text, "") != kExitOk) return kExitFailure;
       text.clear();
     }
   }
@@ -44,7 +47,7 @@ int run_inspect(const InspectOptions& options) {
     const report::Json& out = documents.size() == 1 ? documents[0] : documents;
     text = report::json_text(out);
   }
-  write_output(text, "");
+  if (write_output(text, options.output) != kExitOk) return kExitFailure;
   return status;
 }
 
@@ -59,7 +62,9 @@ Runner setup_inspect(CLI::App& app) {
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  command->footer("Examples:\n  dlldoctor inspect cudnn64_9.dll\n  dlldoctor inspect --format json app.exe");
+  command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  command->footer(
+      "Examples:\n  dlldoctor inspect cudnn64_9.dll\n  dlldoctor inspect --format json -o app.json app.exe");
   return [options] { return run_inspect(*options); };
 }
 

@@ -6,8 +6,34 @@
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/output.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 namespace {
+
+// Which command has the option `name`, for an option given to a command that does not take it: "" when
+// none has it.
+std::string command_with_option(const CLI::App& app, const std::string& name) {
+  if (app.get_option_no_throw(name) != nullptr) return "dlldoctor APP.exe";
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (command->get_option_no_throw(name) != nullptr) return "dlldoctor " + command->get_name();
+  return "";
+}
+
+// CLI11's parse errors read like dlldoctor's own messages (prefix, stderr, safe for a terminal); an
+// option of another command says which one has it.
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
+  std::string message = error.what();
+  // Not get_name(): CLI11 names an ExtrasError after the command that raised it.
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    for (const std::string& argument : app->remaining(true)) {
+      if (argument.size() < 2 || argument[0] != '-') continue;
+      const std::string name = argument.substr(0, argument.find('='));  // --probe-timeout=5
+      const std::string command = command_with_option(*app, name);
+      if (!command.empty()) message += " (" + name + " is an option of " + command + ")";
+    }
+  }
+  return "dlldoctor: " + dlldoctor::report::safe_for_terminal(message) + "\n";
+}
 
 int run(int argc, char** argv) {
   using namespace dlldoctor::cli;
@@ -15,12 +41,6 @@ int run(int argc, char** argv) {
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
   // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
   if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
-  // `dlldoctor probe APP.exe [flags]` is the main command with --probe: the probe checks the very
-  // simulation those flags describe.
-  if (arguments.size() > 1 && arguments[1] == "probe") {
-    arguments.erase(arguments.begin() + 1);
-    arguments.push_back("--probe");
-  }
   std::vector<char*> args;
   for (std::string& argument : arguments) args.push_back(argument.data());
   argc = static_cast<int>(args.size());
@@ -32,6 +52,8 @@ int run(int argc, char** argv) {
   Runner sdk = setup_sdk(app, argc > 0 ? argv[0] : "dlldoctor");
   Runner snapshot = setup_snapshot(app);
   Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
+  Runner probe = setup_probe(app, argc > 0 ? argv[0] : "dlldoctor");
+  app.failure_message(failure_message);
   app.footer(
       "Examples:\n"
       "  dlldoctor app.exe --path 'C:\\cudnn\\bin;C:\\CUDA\\v12.4\\bin' --sysroot /mnt/c\n"
@@ -55,6 +77,7 @@ int run(int argc, char** argv) {
   }
   if (app.got_subcommand("inspect")) return inspect();
   if (app.got_subcommand("snapshot")) return snapshot();
+  if (app.got_subcommand("probe")) return probe();
   if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();
 }

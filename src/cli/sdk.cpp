@@ -24,6 +24,7 @@ struct SdkOptions {
   std::string root;
   std::string format = "text";
   std::string arch = "x64";
+  std::string output;
   std::string argv0;
 };
 
@@ -173,7 +174,7 @@ int run_sdk(const SdkOptions& options) {
     append_report_text(out, *report);
   }
   for (const auto& problem : report->problems) print_message("internal: " + problem);
-  write_output(out, "");
+  if (write_output(out, options.output) != kExitOk) return kExitFailure;
   return report->has_errors() ? kExitFindings : kExitOk;
 }
 
@@ -193,18 +194,28 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0) {
   command->add_option("--arch", options->arch, "The platform the project builds for")
       ->check(CLI::IsMember({"x64", "x86", "arm64"}))
       ->capture_default_str();
+  command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
   command->footer(
-      "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format "
-      "json");
+      "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n"
+      "  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format json -o sdk.json");
   CLI::Option* top_level =
       app.add_option("--sdk", *top_level_root, "Same as `dlldoctor sdk DIR`: check a cuDNN folder for building");
-  // `--sdk DIR` shares the top level with the main command, whose --format it reads back after parsing.
+  // `--sdk DIR` shares the top level with the main command, whose --format and -o it reads back after
+  // parsing; the main command's other flags describe a process, which the SDK check has none of.
   return [options, top_level_root, top_level, &app] {
     if (top_level->count() > 0) {
+      const int refused = refuse_options_except(app, {"--sdk", "--format", "--output"}, "--sdk",
+                                                "the SDK check reads the cuDNN folder only (--format, -o)");
+      if (refused != kExitOk) return refused;
       options->root = *top_level_root;
-      if (const CLI::Option* format = app.get_option_no_throw("--format"); format != nullptr && format->count() > 0) {
-        options->format = format->as<std::string>();
+      const CLI::Option* format = app.get_option("--format");
+      if (format->count() > 0) options->format = format->as<std::string>();
+      if (options->format != "text" && options->format != "json") {
+        print_message("--sdk writes --format text or json, not " + options->format);
+        return kExitFailure;
       }
+      const CLI::Option* output = app.get_option("--output");
+      if (output->count() > 0) options->output = output->as<std::string>();
     }
     return run_sdk(*options);
   };

@@ -45,6 +45,7 @@ namespace {
 
 struct SnapshotOptions {
   std::string output;
+  std::string format = "json";
   std::string sysroot;
   std::vector<std::string> path;
   std::string cwd;
@@ -92,6 +93,11 @@ Runner setup_snapshot(CLI::App& app) {
       "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
       "                                            (on Linux, with its disk mounted)");
   command->add_option("-o,--output", options->output, "Write the snapshot to this file instead of stdout");
+  // Only JSON: a snapshot is read back by --env, not by people. The flag is there so that scripts can
+  // pass --format json to every command.
+  command->add_option("--format", options->format, "Output format (a snapshot is JSON)")
+      ->check(CLI::IsMember({"json"}))
+      ->capture_default_str();
   command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32");
   command->add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)");
   command->add_option("--cwd", options->cwd, "The current folder of the process");
