@@ -14,6 +14,7 @@
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
+#include "support/skip.hpp"
 
 namespace fs = std::filesystem;
 using dlldoctor::BoundedReader;
@@ -40,15 +41,23 @@ std::vector<std::uint8_t> slurp(const std::string& path) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-// Empty when fixtures/registry is not part of the build: those tests then skip.
+// Empty when fixtures/registry is not part of the build (DLLDOCTOR_BUILD_FIXTURES=OFF): those tests then skip.
 const std::string kRegistryDir = DLLDOCTOR_REGISTRY_FIXTURES_DIR;
 
 bool have_registry_fixtures() {
-  if (kRegistryDir.empty()) {
-    MESSAGE("skipped: the registry fixtures are not built (fixtures/registry is not in the build)");
-    return false;
-  }
-  return true;
+  if (!kRegistryDir.empty()) return true;
+  dlldoctor::test::skip(
+      "the registry hive fixtures (configure with DLLDOCTOR_BUILD_FIXTURES=ON; hivexregedit builds them)",
+      "libwin-hivex-perl");
+  return false;
+}
+
+// Wine's files stand in for a Windows installation's; the test cases that read them are in the test suite
+// needs-wine64 (tests/CMakeLists.txt runs them as their own CTest entry).
+bool have_wine_file(const std::string& path) {
+  if (exists(path)) return true;
+  dlldoctor::test::skip(path, "wine64");
+  return false;
 }
 
 RegistryHive open_hive(const std::string& name) {
@@ -108,12 +117,9 @@ void check_dword(const std::map<std::string, RegistryValue>& values, const std::
 
 }  // namespace
 
-TEST_CASE("Wine's API set schema") {
+TEST_CASE("Wine's API set schema" * doctest::test_suite("needs-wine64")) {
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
-  if (!exists(path)) {
-    MESSAGE("skipped: " << path << " is absent (install wine64)");
-    return;
-  }
+  if (!have_wine_file(path)) return;
   auto schema = ApiSetSchema::from_file(path);
   REQUIRE_MESSAGE(schema.ok(), (schema.ok() ? "" : schema.error().message));
   CHECK(schema->source() == path);
@@ -134,12 +140,9 @@ TEST_CASE("Wine's API set schema") {
 
 // Issue 13: the first built-in table (a few prefix rules) missed sets such as
 // api-ms-win-eventing-provider-l1-1 that Wine's schema, itself modelled on Windows', lists.
-TEST_CASE("the built-in API set table knows every set of Wine's schema") {
+TEST_CASE("the built-in API set table knows every set of Wine's schema" * doctest::test_suite("needs-wine64")) {
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
-  if (!exists(path)) {
-    MESSAGE("skipped: " << path << " is absent (install wine64)");
-    return;
-  }
+  if (!have_wine_file(path)) return;
   auto wine = ApiSetSchema::from_file(path);
   REQUIRE_MESSAGE(wine.ok(), (wine.ok() ? "" : wine.error().message));
   const ApiSetSchema builtin = ApiSetSchema::builtin();
@@ -158,12 +161,9 @@ TEST_CASE("the built-in API set table knows every set of Wine's schema") {
   CHECK(same_host == 504 - 28);
 }
 
-TEST_CASE("a sysroot's apisetschema.dll replaces the built-in API set table") {
+TEST_CASE("a sysroot's apisetschema.dll replaces the built-in API set table" * doctest::test_suite("needs-wine64")) {
   const std::string wine_schema = DLLDOCTOR_WINE_APISETSCHEMA;
-  if (!exists(wine_schema)) {
-    MESSAGE("skipped: " << wine_schema << " is absent (install wine64)");
-    return;
-  }
+  if (!have_wine_file(wine_schema)) return;
   const fs::path root = fresh_folder("apiset-sysroot");
   const fs::path system32 = root / "Windows" / "System32";
   fs::create_directories(system32);
@@ -227,18 +227,15 @@ TEST_CASE("each folder is read from the disk once, however many case variants ar
   CHECK(files.folders_listed() == 3);
 }
 
-TEST_CASE("a PE without an .apiset section is not a schema") {
+TEST_CASE("a PE without an .apiset section is not a schema" * doctest::test_suite("needs-wine64")) {
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
   const std::string kernel32 = path.substr(0, path.rfind('/')) + "/kernel32.dll";
-  if (!exists(kernel32)) {
-    MESSAGE("skipped: " << kernel32 << " is absent (install wine64)");
-    return;
-  }
+  if (!have_wine_file(kernel32)) return;
   CHECK_FALSE(ApiSetSchema::from_file(kernel32).ok());
   CHECK_FALSE(ApiSetSchema::from_file(kernel32 + ".missing").ok());
 }
 
-TEST_CASE("the SYSTEM fixture reads back as system.reg wrote it") {
+TEST_CASE("the SYSTEM fixture reads back as system.reg wrote it" * doctest::test_suite("needs-libwin-hivex-perl")) {
   if (!have_registry_fixtures()) return;
   const RegistryHive hive = open_hive("SYSTEM");
   CHECK(*hive.current_control_set() == "ControlSet001");
@@ -296,7 +293,7 @@ TEST_CASE("the SYSTEM fixture reads back as system.reg wrote it") {
   CHECK(expanded.find(";C:\\WINDOWS\\system32;C:\\WINDOWS;C:\\WINDOWS\\System32\\Wbem;") != std::string::npos);
 }
 
-TEST_CASE("the SafeDllSearchMode variant turns it off") {
+TEST_CASE("the SafeDllSearchMode variant turns it off" * doctest::test_suite("needs-libwin-hivex-perl")) {
   if (!have_registry_fixtures()) return;
   const RegistryHive hive = open_hive("SYSTEM-SafeDllSearchMode0");
   const auto session = values_of(hive, kSessionManager);
@@ -304,7 +301,7 @@ TEST_CASE("the SafeDllSearchMode variant turns it off") {
   CHECK(values_of(hive, std::string(kSessionManager) + "\\KnownDLLs").size() == 32);
 }
 
-TEST_CASE("the NTUSER.DAT fixture reads back as ntuser.reg wrote it") {
+TEST_CASE("the NTUSER.DAT fixture reads back as ntuser.reg wrote it" * doctest::test_suite("needs-libwin-hivex-perl")) {
   if (!have_registry_fixtures()) return;
   const RegistryHive hive = open_hive("NTUSER.DAT");
   const auto env = values_of(hive, "Environment");
@@ -318,7 +315,8 @@ TEST_CASE("the NTUSER.DAT fixture reads back as ntuser.reg wrote it") {
   check_text(env, "TMP", reg_type::kExpandSz, "%USERPROFILE%\\AppData\\Local\\Temp");
 }
 
-TEST_CASE("truncated and corrupted copies of the SYSTEM fixture give errors, not crashes") {
+TEST_CASE("truncated and corrupted copies of the SYSTEM fixture give errors, not crashes" *
+          doctest::test_suite("needs-libwin-hivex-perl")) {
   if (!have_registry_fixtures()) return;
   const auto good = slurp(kRegistryDir + "/SYSTEM");
   REQUIRE(good.size() > 8192);

@@ -14,6 +14,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "support/run_process.hpp"
+#include "support/skip.hpp"
 #include "wine/wine_prefix.hpp"
 
 namespace fs = std::filesystem;
@@ -106,7 +107,7 @@ struct WineSetup {
 
 std::optional<WineSetup> set_up() {
   if (!fs::exists(kWine)) {
-    MESSAGE("skipped: Wine not installed (" << kWine << ")");
+    skip(kWine, "wine64");
     return std::nullopt;
   }
   REQUIRE_MESSAGE(fs::exists(kDlldoctorExe), kDlldoctorExe << " was not built");
