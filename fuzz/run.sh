@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the readers of untrusted bytes with libFuzzer (clang-14, ASan + UBSan), SECONDS per target, each
 # starting from fuzz/corpus/<target>. Targets (fuzz/<target>_fuzz.cpp): pe_reader, registry_hive,
-# import_library, api_set; all of them when none is named. The committed corpus is copied to a scratch
+# import_library, api_set, pipeline; all of them when none is named. pipeline (the whole diagnosis on one
+# hostile DLL) starts from the PE reader's seeds and builds its world from build-test/fixtures (made by
+# ./dev.sh test before it fuzzes; DLLDOCTOR_FUZZ_FIXTURES overrides). The committed corpus is copied to a scratch
 # folder first so that it is never modified; crash, leak and timeout reproducers land in
 # fuzz/crashes/<target>-... Exits non-zero when the fuzzer finds something.
 #   fuzz/run.sh SECONDS [TARGET...]
@@ -10,7 +12,7 @@ set -euo pipefail
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(pe_reader registry_hive import_library api_set)
+[ ${#targets[@]} -gt 0 ] || targets=(pe_reader registry_hive import_library api_set pipeline)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 
@@ -24,15 +26,17 @@ mkdir -p "$root/fuzz/crashes"
 
 for target in "${targets[@]}"; do
   corpus=$root/fuzz/corpus/$target
+  [ "$target" != pipeline ] || corpus=$root/fuzz/corpus/pe_reader
   [ -d "$corpus" ] || { echo "fuzz/run.sh: no corpus for $target ($corpus)" >&2; exit 2; }
   mkdir -p "$scratch/$target"
   cp -r "$corpus/." "$scratch/$target/"
-  # The PE dictionary (section names, directory magic) only helps the PE reader.
+  # The PE dictionary (section names, directory magic) only helps the readers of PE files.
   dict=()
-  [ "$target" != pe_reader ] || dict=(-dict="$root/fuzz/pe.dict")
+  [ "$target" != pe_reader ] && [ "$target" != pipeline ] || dict=(-dict="$root/fuzz/pe.dict")
   echo "== fuzzing $target for $seconds s"
   # -timeout: no single input may take 10 s; -rss_limit_mb: the readers' limits keep memory bounded, so
   # an input that needs more than this is a finding.
+  DLLDOCTOR_FUZZ_FIXTURES=${DLLDOCTOR_FUZZ_FIXTURES:-$root/build-test/fixtures} \
   "$build/fuzz/${target}_fuzz" "$scratch/$target" "${dict[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
     -print_final_stats=1 -artifact_prefix="$root/fuzz/crashes/$target-"

@@ -13,6 +13,7 @@
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/pipeline/diagnose.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
@@ -163,24 +164,18 @@ int run_explain(const ExplainOptions& options) {
 
   const auto policy =
       options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
-  pe::ImageCache images;
-  resolve::Resolver resolver(*environment, files, images, policy);
-  auto closure = graph::build_closure(request, resolver, *rule_data, files, *environment);
-  if (!closure) return fail(closure.error().message);
-
-  env::InventoryRequest wanted = rules::inventory_request(*closure, *environment, *rule_data);
-  resolve::ProcessState startup_process = closure->process;
-  startup_process.settings = {};
-  const std::vector<resolve::SearchFolder> search_order = resolver.search_order(startup_process, {});
-  for (const auto& folder : search_order) wanted.search_folders.push_back(folder.folder);
+  std::vector<std::string> look_in;
   for (const auto& dir : options.look_in) {
     const env::FolderRef folder = env::resolve_folder(*environment, dir, files);
     // A folder that is not there would be searched for nothing, and the user would read "no copy found".
     if (!folder.exists) return fail("--look-in " + dir + ": no such folder");
-    wanted.look_in.push_back(folder.host);
+    look_in.push_back(folder.host);
   }
-  const env::Inventory inventory = env::build_inventory(*environment, wanted, files, images);
-  rules::RuleOutput rule_output = rules::run_rules({*closure, request, *environment, inventory, *rule_data, policy});
+  pe::ImageCache images;
+  auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, policy, look_in, files, images);
+  if (!diagnosis) return fail(diagnosis.error().message);
+  const graph::Closure* closure = &diagnosis->closure;
+  rules::RuleOutput& rule_output = diagnosis->rules;
   if (options.probe) {
     const bool dll = !closure->modules.empty() && closure->modules.front().resolution.image &&
                      closure->modules.front().resolution.image->is_dll;
@@ -221,8 +216,8 @@ int run_explain(const ExplainOptions& options) {
   input.profile = options.profile;
   input.policy = policy;
   input.environment = &*environment;
-  input.search_order = search_order;
-  input.closure = &*closure;
+  input.search_order = diagnosis->search_order;
+  input.closure = closure;
   input.findings = &rule_output.findings;
   input.rules = &*rule_data;
 

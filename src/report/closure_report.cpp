@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "dlldoctor/report/display.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
@@ -365,7 +366,9 @@ std::string verdict(const ReportInput& input) {
 
 }  // namespace
 
-void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style) {
+void append_closure_text(std::string& out, const ReportInput& raw, const TextStyle& style) {
+  const DisplayCopy copy(raw);
+  const ReportInput& input = copy.input();
   const graph::Closure& closure = *input.closure;
   const std::string line = verdict(input);
   const bool bad = line.rfind("FAILS", 0) == 0 || line.rfind("BROKEN", 0) == 0;
@@ -397,7 +400,9 @@ void append_closure_text(std::string& out, const ReportInput& input, const TextS
   for (const auto& note : closure.notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
 }
 
-std::string closure_to_markdown(const ReportInput& input) {
+std::string closure_to_markdown(const ReportInput& raw) {
+  const DisplayCopy copy(raw);
+  const ReportInput& input = copy.input();
   const graph::Closure& closure = *input.closure;
   const env::Environment& environment = *input.environment;
   std::string out;

@@ -7,8 +7,24 @@
 namespace dlldoctor::rules {
 
 std::string powershell_literal(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  // A control character cannot stand in a one-line literal (a newline would split the command when it is
+  // read or pasted): it joins the literal's pieces as [char]0xNN, so the value stays exact and one line.
   std::string out = "'";
+  bool joined = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const bool c1 = byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) < 0xA0;
+    if (byte < 0x20 || byte == 0x7F || c1) {
+      const unsigned code = c1 ? static_cast<unsigned char>(text[++i]) : byte;
+      out += "' + [char]0x";
+      out += kHex[code >> 4];
+      out += kHex[code & 15];
+      out += " + '";
+      joined = true;
+      continue;
+    }
     out += text[i];
     if (text[i] == '\'') {
       out += '\'';
@@ -16,15 +32,15 @@ std::string powershell_literal(std::string_view text) {
     }
     // U+2018, U+2019, U+201A and U+201B end a single-quoted string too (PowerShell's tokenizer); each is
     // E2 80 98..9B in UTF-8, doubled like '.
-    if (static_cast<unsigned char>(text[i]) == 0xE2 && i + 2 < text.size() &&
-        static_cast<unsigned char>(text[i + 1]) == 0x80 && static_cast<unsigned char>(text[i + 2]) >= 0x98 &&
-        static_cast<unsigned char>(text[i + 2]) <= 0x9B) {
+    if (byte == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+        static_cast<unsigned char>(text[i + 2]) >= 0x98 && static_cast<unsigned char>(text[i + 2]) <= 0x9B) {
       out.append(text.substr(i + 1, 2));
       out.append(text.substr(i, 3));
       i += 2;
     }
   }
-  return out + "'";
+  out += "'";
+  return joined ? "(" + out + ")" : out;
 }
 
 std::string python_literal(std::string_view text) {

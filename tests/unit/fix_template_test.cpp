@@ -23,6 +23,9 @@ TEST_CASE("powershell_literal doubles every quote PowerShell ends a single-quote
         "'a\xe2\x80\x99\xe2\x80\x99"
         "b'");
   CHECK(rules::powershell_literal("") == "''");
+  CHECK(rules::powershell_literal("nl\ncalc") == "('nl' + [char]0x0a + 'calc')");
+  CHECK(rules::powershell_literal("\x7f"
+                                  "\xc2\x85") == "('' + [char]0x7f + '' + [char]0x85 + '')");
 }
 
 TEST_CASE("python_literal escapes backslashes, quotes and controls") {
@@ -68,7 +71,7 @@ TEST_CASE("a hostile name fills a fix as a literal and a comment as escaped text
   CHECK(out.findings[0].message == "x;calc;a'$(calc)`\\x0a.dll is missing");
   REQUIRE(out.findings[0].fix.size() == 2);
   CHECK(out.findings[0].fix[0] ==
-        "Get-ChildItem -Filter 'x;calc;a''$(calc)`\n.dll' 'a', 'b'''   # x;calc;a'$(calc)`\\x0a.dll");
+        "Get-ChildItem -Filter ('x;calc;a''$(calc)`' + [char]0x0a + '.dll') 'a', 'b'''   # x;calc;a'$(calc)`\\x0a.dll");
   CHECK(out.findings[0].fix[1] == "winget x");
 }
 

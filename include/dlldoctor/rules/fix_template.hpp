@@ -12,7 +12,8 @@
 
 namespace dlldoctor::rules {
 
-// 'text', with every ' doubled (and the typographic single quotes PowerShell also accepts as quotes).
+// 'text', with every ' doubled (and the typographic single quotes PowerShell also accepts as quotes); a text
+// holding control characters is ('a' + [char]0x0a + 'b'), still one line and exactly the value.
 std::string powershell_literal(std::string_view text);
 
 // "text" as a Python string literal (for the few fix lines that are Python, os.add_dll_directory): \ and "

@@ -1,0 +1,25 @@
+#include "dlldoctor/pipeline/diagnose.hpp"
+
+namespace dlldoctor::pipeline {
+
+Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
+                           const rules::RuleData& rules, resolve::WrongMachinePolicy policy,
+                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images) {
+  resolve::Resolver resolver(environment, files, images, policy);
+  auto closure = graph::build_closure(request, resolver, rules, files, environment);
+  if (!closure) return closure.error();
+  Diagnosis diagnosis;
+  diagnosis.closure = std::move(closure).value();
+  env::InventoryRequest wanted = rules::inventory_request(diagnosis.closure, environment, rules);
+  // The order a plain LoadLibrary of the process would use: the LoadLibraryEx calls' own settings aside.
+  resolve::ProcessState startup_process = diagnosis.closure.process;
+  startup_process.settings = {};
+  diagnosis.search_order = resolver.search_order(startup_process, {});
+  for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
+  wanted.look_in = look_in;
+  diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
+  diagnosis.rules = rules::run_rules({diagnosis.closure, request, environment, diagnosis.inventory, rules, policy});
+  return diagnosis;
+}
+
+}  // namespace dlldoctor::pipeline

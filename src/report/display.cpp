@@ -1,0 +1,88 @@
+#include "dlldoctor/report/display.hpp"
+
+#include "dlldoctor/core/utf8.hpp"
+
+namespace dlldoctor::report {
+namespace {
+
+void shown(std::string& text) { text = escape_bytes(text, Escape::Controls); }
+
+void shown(std::optional<std::string>& text) {
+  if (text) shown(*text);
+}
+
+void shown(std::vector<std::string>& texts) {
+  for (std::string& text : texts) shown(text);
+}
+
+void shown(env::FolderRef& folder) {
+  shown(folder.host);
+  shown(folder.windows);
+}
+
+void shown(graph::Outcome& outcome) {
+  shown(outcome.request);
+  shown(outcome.reason);
+  shown(outcome.module);
+  for (graph::MissingDll& missing : outcome.missing) {
+    shown(missing.dll);
+    shown(missing.needed_by);
+  }
+}
+
+void shown(graph::Module& module) {
+  shown(module.name);
+  shown(module.needed_by);
+  resolve::Resolution& r = module.resolution;
+  shown(r.requested);
+  shown(r.path);
+  shown(r.windows_path);
+  shown(r.api_set_host);
+  for (resolve::Candidate& c : r.candidates) {
+    shown(c.path);
+    shown(c.windows_path);
+    shown(c.problem);
+  }
+  for (resolve::SearchFolder& folder : r.searched) shown(folder.folder);
+  for (graph::MissingExport& missing : module.missing_exports) {
+    shown(missing.function);
+    shown(missing.needed_by);
+    shown(missing.detail);
+  }
+}
+
+}  // namespace
+
+DisplayCopy::DisplayCopy(const ReportInput& input)
+    : request_(*input.request),
+      environment_(*input.environment),
+      closure_(*input.closure),
+      findings_(*input.findings),
+      input_(input) {
+  shown(request_.program);
+  shown(request_.preload);
+  for (graph::LoadCall& call : request_.loads) shown(call.name);
+  shown(environment_.notes);
+  shown(environment_.sysroot);
+  for (env::PathEntry& entry : environment_.path) {
+    shown(entry.text);
+    shown(entry.folder);
+  }
+  for (graph::Module& module : closure_.modules) shown(module);
+  if (closure_.startup) shown(*closure_.startup);
+  for (graph::Outcome& outcome : closure_.loads) shown(outcome);
+  shown(closure_.outcome);
+  shown(closure_.notes);
+  shown(closure_.process.app_dir);
+  for (rules::Finding& finding : findings_) {
+    shown(finding.module);
+    shown(finding.message);
+  }
+  for (resolve::SearchFolder& folder : input_.search_order) shown(folder.folder);
+  input_.request = &request_;
+  input_.environment = &environment_;
+  input_.closure = &closure_;
+  input_.findings = &findings_;
+}
+
+}  // namespace dlldoctor::report
