@@ -21,11 +21,6 @@ std::string lower_windows_path(std::string path) {
   return ascii_lower(path);
 }
 
-std::string base_of(const std::string& path) {
-  const auto slash = path.find_last_of("\\/");
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 #ifndef _WIN32
@@ -49,7 +44,7 @@ void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure,
   std::map<std::string, std::vector<std::string>> loaded;
   for (const std::string& module : probe.modules) {
     const std::string lower = lower_windows_path(module);
-    loaded[base_of(lower)].push_back(lower);
+    loaded[base_name(lower)].push_back(lower);
   }
   auto predicted_path = [](const resolve::Resolution& r) {
     return r.failure == resolve::Failure::None ? lower_windows_path(r.windows_path.value_or(r.path.value_or("")))

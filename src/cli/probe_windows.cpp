@@ -15,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/core/utf8_windows.hpp"
 #include "dlldoctor/core/windows_api.hpp"
 #include "dlldoctor/pe/reader.hpp"
@@ -34,10 +35,7 @@ std::string path_of_handle(HANDLE file) {
   return path;
 }
 
-std::string lower_base_name(const std::string& path) {
-  const auto slash = path.find_last_of("\\/");
-  return ascii_lower(slash == std::string::npos ? path : path.substr(slash + 1));
-}
+std::string lower_base_name(const std::string& path) { return ascii_lower(base_name(path)); }
 
 // This process's environment block with PATH replaced: `Name=value` strings, each NUL-terminated, and
 // one more NUL at the end.

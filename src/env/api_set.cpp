@@ -8,6 +8,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/mapped_file.hpp"
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "env/api_set_table.hpp"
 
@@ -66,9 +67,7 @@ const detail::BuiltinApiSet* find_builtin(std::string_view key) {
 
 // "C:\\Windows\\System32\\KERNEL32" -> "kernel32.dll": the schema lists importers by file name.
 std::string importer_key(std::string_view importer) {
-  const auto slash = importer.find_last_of("\\/");
-  if (slash != std::string_view::npos) importer.remove_prefix(slash + 1);
-  std::string key = ascii_lower(importer);
+  std::string key = ascii_lower(base_name(importer));
   if (key.find('.') == std::string::npos) key += ".dll";
   return key;
 }

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
 #include "dlldoctor/env/system_names.hpp"
 
@@ -234,11 +235,7 @@ FolderRef resolve_folder(const Environment& environment, std::string_view text, 
 }
 
 void append_path_entries(Environment& environment, std::string_view value_text, FileSystem& files) {
-  const std::string value(value_text);
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = value.find(';', start);
-    std::string text = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  for (std::string& text : split_path_list(value_text)) {
     PathEntry entry;
     entry.text = text;
     if (text.empty()) {
@@ -261,8 +258,6 @@ void append_path_entries(Environment& environment, std::string_view value_text, 
       }
     }
     environment.path.push_back(std::move(entry));
-    if (end == std::string::npos) break;
-    start = end + 1;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/paths.hpp"
 
 namespace dlldoctor::env {
 namespace {
@@ -101,13 +102,8 @@ bool wildcard_match(std::string_view pattern, std::string_view name) {
 
 std::vector<FolderRef> path_folders(const Environment& environment, const std::string& value, FileSystem& files) {
   std::vector<FolderRef> folders;
-  std::size_t start = 0;
-  while (start <= value.size()) {
-    std::size_t end = value.find(';', start);
-    if (end == std::string::npos) end = value.size();
-    const std::string entry = value.substr(start, end - start);
+  for (const std::string& entry : split_path_list(value)) {
     if (!entry.empty()) folders.push_back(resolve_folder(environment, entry, files));
-    start = end + 1;
   }
   return folders;
 }

@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "dlldoctor/core/paths.hpp"
+
 namespace dlldoctor::graph {
 
 std::string_view load_kind_name(LoadKind kind) {
@@ -94,8 +96,7 @@ void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
 
 std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchContext& context,
                              const std::string& needed_by, int depth, std::optional<std::size_t> parent) {
-  const std::string key =
-      resolve::normalize_dll_name(resolve::has_path(name) ? resolve::base_name(name) : std::string(name));
+  const std::string key = resolve::normalize_dll_name(resolve::has_path(name) ? base_name(name) : std::string(name));
   auto existing = index_.find(key);
   std::size_t index = 0;
   bool first_of_name = true;  // the module later requests by this base name get
@@ -153,7 +154,7 @@ std::size_t Builder::add_module(std::string_view name, const std::string& key, L
                                 const std::string& needed_by, std::optional<std::size_t> parent,
                                 resolve::Resolution resolution) {
   Module module;
-  module.name = resolve::has_path(name) ? resolve::base_name(name) : std::string(name);
+  module.name = resolve::has_path(name) ? base_name(name) : std::string(name);
   module.key = key;
   module.load = kind;
   module.depth = depth;
@@ -246,7 +247,7 @@ void Builder::check_imports(std::size_t target, const std::vector<pe::ImportedFu
 
 Result<bool> Builder::add_program(const ClosureRequest& request) {
   resolve::ProcessState& process = closure_.process;
-  const std::string program_name = resolve::base_name(request.program);
+  const std::string program_name = base_name(request.program);
   process.exe_name = program_name;
   const std::string folder_text = request.program.substr(0, request.program.size() - program_name.size());
   process.app_dir = env::resolve_folder(environment_, folder_text.empty() ? "." : folder_text, files_);
@@ -320,13 +321,12 @@ void Builder::add_load(const LoadCall& call) {
   SearchContext context;
   context.flags = call.flags;
   if (resolve::has_path(call.name)) {
-    const std::string file = resolve::base_name(call.name);
+    const std::string file = base_name(call.name);
     context.dll_load_dir =
         env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
   }
   const std::string label = fmt::format("LoadLibraryExW(\"{}\", 0x{:x})", call.name, call.flags);
-  const std::string key =
-      resolve::normalize_dll_name(resolve::has_path(call.name) ? resolve::base_name(call.name) : call.name);
+  const std::string key = resolve::normalize_dll_name(resolve::has_path(call.name) ? base_name(call.name) : call.name);
   auto existing = index_.find(key);
   const bool was_loaded =
       existing != index_.end() && closure_.modules[existing->second].resolution.failure == Failure::None;

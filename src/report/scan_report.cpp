@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
@@ -12,11 +13,6 @@ namespace dlldoctor::report {
 namespace {
 
 using scan::ScannedFile;
-
-std::string folder_of(const std::string& path) {
-  const auto slash = path.find_last_of("/\\");
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
 
 std::string version_text(const ScannedFile& f) { return f.file_version ? f.file_version->to_string() : "-"; }
 

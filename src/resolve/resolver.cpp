@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
@@ -72,11 +73,6 @@ bool machine_fits(std::uint16_t process, std::uint16_t dll) {
 }
 
 bool has_path(std::string_view name) { return name.find_first_of("\\/") != std::string_view::npos; }
-
-std::string base_name(std::string_view path) {
-  const auto slash = path.find_last_of("\\/");
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
 
 std::string normalize_dll_name(std::string_view name) {
   std::string key = ascii_lower(name);

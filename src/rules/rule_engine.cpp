@@ -13,16 +13,6 @@ std::string display_path(const std::optional<std::string>& windows, const std::s
   return windows ? *windows : host;
 }
 
-std::string folder_of(const std::string& path) {
-  const auto slash = path.find_last_of("\\/");
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
-
-std::string file_of(const std::string& path) {
-  const auto slash = path.find_last_of("\\/");
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 Value Value::list(std::vector<std::string> items) {
   Value value;
   value.items_ = std::move(items);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 
 using namespace dlldoctor;
@@ -141,7 +142,7 @@ TEST_CASE("names compare as the loader compares them") {
   CHECK(resolve::has_path("C:\\x\\y.dll"));
   CHECK(resolve::has_path("lib/y.dll"));
   CHECK_FALSE(resolve::has_path("y.dll"));
-  CHECK(resolve::base_name("C:\\x/y\\Z.dll") == "Z.dll");
+  CHECK(base_name("C:\\x/y\\Z.dll") == "Z.dll");
 }
 
 TEST_CASE("machines that fit a process") {

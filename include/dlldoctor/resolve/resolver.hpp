@@ -102,7 +102,4 @@ std::string normalize_dll_name(std::string_view name);
 // True when the name holds a folder part (LoadLibrary then does no search).
 bool has_path(std::string_view name);
 
-// The last path component, for either separator.
-std::string base_name(std::string_view path);
-
 }  // namespace dlldoctor::resolve

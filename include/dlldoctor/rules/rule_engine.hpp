@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
@@ -87,8 +88,6 @@ class FindingSink {
 
 // Shared helpers for detectors.
 std::string display_path(const std::optional<std::string>& windows, const std::string& host);
-std::string folder_of(const std::string& path);
-std::string file_of(const std::string& path);
 
 // Detectors, one per kind of check.
 void detect_missing_dlls(const RuleInput& input, FindingSink& sink);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
 
 namespace dlldoctor::rules::detail {
@@ -63,12 +64,8 @@ inline std::string registry_path_scope(const env::Environment& environment, cons
                                                                               {&environment.machine_path, "machine"}};
   for (const auto& [value, scope] : scopes) {
     if (!*value) continue;
-    std::size_t start = 0;
-    while (start <= (*value)->size()) {
-      std::size_t end = (*value)->find(';', start);
-      if (end == std::string::npos) end = (*value)->size();
-      if (trimmed((*value)->substr(start, end - start)) == wanted) return scope;
-      start = end + 1;
+    for (const std::string& entry : split_path_list(**value)) {
+      if (trimmed(entry) == wanted) return scope;
     }
   }
   return {};

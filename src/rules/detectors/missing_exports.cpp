@@ -54,7 +54,7 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
     if (explained_here.size() > 5) functions += fmt::format(" and {} more", explained_here.size() - 5);
     const std::string path = display_path(module.resolution.windows_path, *module.resolution.path);
     Vars vars = {{"dll", module.name},     {"function", functions}, {"needed_by", first.needed_by},
-                 {"detail", first.detail}, {"path", path},          {"backup", file_of(path) + ".bak"}};
+                 {"detail", first.detail}, {"path", path},          {"backup", base_name(path) + ".bak"}};
     detail::Json evidence = {{"path", path}, {"missing", std::move(missing)}};
     const auto severity =
         module.load == graph::LoadKind::Delay ? std::optional<Severity>(Severity::Warning) : std::nullopt;

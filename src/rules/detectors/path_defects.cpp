@@ -27,8 +27,7 @@ constexpr std::size_t kSetxLimit = 1024;
 void setx_cut(const env::Environment& environment, const std::string& value, const std::string& where,
               const char* scope_name, FindingSink& sink) {
   if (value.size() != kSetxLimit) return;
-  const auto semicolon = value.rfind(';');
-  const std::string last = semicolon == std::string::npos ? value : value.substr(semicolon + 1);
+  const std::string last = split_path_list(value).back();
   Vars vars = entry_vars(environment, last);
   if (scope_name) {
     vars["scope_name"] = scope_name;

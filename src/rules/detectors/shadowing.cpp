@@ -33,7 +33,7 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
     sink.emit("older-copy-wins", both_on_path ? "path_order" : "default", module.name,
               {{"dll", module.name},
                {"chosen", chosen_path},
-               {"backup", file_of(chosen_path) + ".bak"},
+               {"backup", base_name(chosen_path) + ".bak"},
                {"chosen_version", winner->file_version->to_string()},
                {"chosen_step", std::string(resolve::step_label(winner->step))},
                {"newer", detail::shown(*newest)},

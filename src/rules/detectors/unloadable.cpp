@@ -63,7 +63,7 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
       }
       const bool caused_failure = resolution.failure == resolve::Failure::BadImage && resolution.path == c.path;
       Vars vars = {{"path", detail::shown(c)},
-                   {"file", file_of(detail::shown(c))},
+                   {"file", base_name(detail::shown(c))},
                    {"folder", folder_of(detail::shown(c))},
                    {"dll", module.name},
                    {"step", std::string(resolve::step_label(c.step))},
@@ -72,7 +72,7 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
       detail::Json evidence = {{"candidate", detail::candidate_json(c)}, {"process_machine", process_machine}};
       if (c.verdict == resolve::Verdict::WrongMachine) {
         vars["machine"] = c.machine ? pe::machine_name(*c.machine) : "?";
-        vars["backup"] = fmt::format("{}.{}.bak", file_of(detail::shown(c)), vars["machine"].shown());
+        vars["backup"] = fmt::format("{}.{}.bak", base_name(detail::shown(c)), vars["machine"].shown());
         if (caused_failure) {
           sink.emit("wrong-machine", "failed", module.name, vars, evidence);
         } else if (before_winner && any_usable) {
@@ -96,7 +96,7 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
                        {"stream", c->mark_of_the_web->stream}});
     }
     const std::string& url = first.mark_of_the_web->host_url;
-    sink.emit("mark-of-the-web", "default", file_of(detail::shown(first)),
+    sink.emit("mark-of-the-web", "default", base_name(detail::shown(first)),
               {{"path", detail::shown(first)},
                {"folder", folder},
                {"zone_id", std::to_string(first.mark_of_the_web->zone_id)},

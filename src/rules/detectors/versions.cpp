@@ -116,7 +116,7 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
               {{"dll", module.name},
                {"version", version.to_string()},
                {"path", path},
-               {"backup", file_of(path) + ".bak"},
+               {"backup", base_name(path) + ".bak"},
                {"step", winner ? std::string(resolve::step_label(winner->step)) : std::string("?")},
                {"toolset", fmt::format("{}.{}", kMsvcLinkerMajor, toolset_minor)},
                {"built_by", newest->name}},
