@@ -112,6 +112,7 @@ Json module_json(const Module& module) {
 Json finding_json(const rules::Finding& finding, const rules::RuleData* rules) {
   const rules::FailureMode* mode = rules ? rules->failure_mode(finding.failure_mode) : nullptr;
   return Json{{"id", finding.id},
+              {"title", finding.title},
               {"failure_mode", finding.failure_mode},
               {"failure_mode_title", mode ? Json(mode->title) : Json(nullptr)},
               {"seed_section", mode && !mode->seed_section.empty() ? Json(mode->seed_section) : Json(nullptr)},
@@ -380,7 +381,11 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
     const bool error = finding.severity == rules::Severity::Error;
     const std::string label = std::string(rules::severity_name(finding.severity));
     const std::string shown_label = style.color ? (error ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label;
-    out += fmt::format("{} [{}] {}\n", shown_label, finding.id, mode ? mode->id + ": " + mode->title : std::string());
+    // A long id and title wrap like the message, so that the heading fits kTextWidth too.
+    out += wrap(fmt::format("{} [{}] {}{}", shown_label, finding.id, mode ? mode->id + ": " : std::string(),
+                            finding.title),
+                kTextWidth, "  ") +
+           "\n";
     out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
     if (!finding.fix.empty()) out += "  fix:\n";
     for (const std::string& fix_line : finding.fix) out += fix_text(fix_line);
@@ -412,7 +417,7 @@ std::string closure_to_markdown(const ReportInput& raw) {
   for (const rules::Finding& finding : *input.findings) {
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     fmt::format_to(it, "- **{}** `{}`{}: {}\n", rules::severity_name(finding.severity), finding.id,
-                   mode ? " (" + mode->id + ": " + mode->title + ")" : std::string(), finding.message);
+                   " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message);
     // Whoever reads the ticket gets the failure mode's explanation, not only its name.
     if (mode && !mode->explanation.empty()) fmt::format_to(it, "\n  *Why:* {}\n", mode->explanation);
     if (!finding.fix.empty()) {

@@ -156,15 +156,19 @@ Result<Family> read_family(const TableReader& in) {
 Result<FindingRule> read_finding(const TableReader& in) {
   FindingRule rule;
   rule.source = in.at();
-  auto keys = in.only_keys({"id", "failure_mode", "severity", "message", "fix"});
+  auto keys = in.only_keys({"id", "title", "failure_mode", "severity", "message", "fix"});
   if (!keys) return keys.error();
   auto id = in.text("id");
   if (!id) return id.error();
+  // A finding's own title: several findings share a failure mode, whose title names none of them.
+  auto title = in.text("title");
+  if (!title) return title.error();
   auto mode = in.text("failure_mode");
   if (!mode) return mode.error();
   auto severity = in.text("severity");
   if (!severity) return severity.error();
   rule.id = *id;
+  rule.title = *title;
   rule.failure_mode = *mode;
   if (*severity == "error") {
     rule.severity = Severity::Error;

@@ -87,6 +87,7 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   }
   Finding finding;
   finding.id = id;
+  finding.title = rule->title;
   finding.failure_mode = rule->failure_mode;
   finding.severity = severity.value_or(rule->severity);
   finding.module = module;

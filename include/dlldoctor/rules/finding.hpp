@@ -13,6 +13,7 @@ std::string_view severity_name(Severity severity);
 
 struct Finding {
   std::string id;            // what was detected: "not-on-search-path", "older-copy-wins", ...
+  std::string title;         // what was found, in a few words: "A PATH entry does not exist"
   std::string failure_mode;  // the failure mode it maps to: "5.1" ... "5.5" (seed), or a mode of its own
   Severity severity = Severity::Error;
   std::string module;   // the DLL (or file) it is about; empty when about the environment

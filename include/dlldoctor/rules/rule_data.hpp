@@ -35,6 +35,7 @@ struct FailureMode {
 
 struct FindingRule {
   std::string id;
+  std::string title;
   std::string failure_mode;
   Severity severity = Severity::Error;
   std::map<std::string, std::string> messages;            // variant -> template
