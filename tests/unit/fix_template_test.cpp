@@ -55,6 +55,7 @@ TEST_CASE("parse_fix_template: where each placeholder stands") {
 TEST_CASE("a hostile name fills a fix as a literal and a comment as escaped text") {
   rules::RuleData data;
   data.findings.push_back({"x",
+                           "A test finding",
                            "5.1",
                            rules::Severity::Error,
                            {{"default", "{dll} is missing"}},
