@@ -89,14 +89,14 @@ std::vector<TemplatePiece> parse_fix_template(std::string_view text) {
       }
     }
     if (context == TemplateContext::Code) {
+      // The opening quote or the # is text of the code before it; what follows is quoted or a comment.
+      literal(c);
       if (c == '\'' || c == '"') {
         quote = c;
         context = TemplateContext::Quoted;
       } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
         context = TemplateContext::Comment;
       }
-      literal(c);
-      if (context == TemplateContext::Quoted) pieces.back().context = TemplateContext::Code;
       continue;
     }
     if (context == TemplateContext::Quoted && c == quote) {
