@@ -74,9 +74,16 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
     output_.problems.push_back(fmt::format("no rule data for finding '{}'", id));
     return;
   }
+  // A grouped finding ("several", "<variant>_several") falls back to its variant's own templates.
+  const std::string single = variant == "several" ? "default"
+                             : variant.size() > 8 && variant.compare(variant.size() - 8, 8, "_several") == 0
+                                 ? variant.substr(0, variant.size() - 8)
+                                 : variant;
   auto pick = [&](const auto& map) {
-    auto it = map.find(variant);
-    return it != map.end() ? it : map.find("default");
+    for (const std::string& name : {variant, single, std::string("default")}) {
+      if (auto it = map.find(name); it != map.end()) return it;
+    }
+    return map.end();
   };
   auto message = pick(rule->messages);
   auto fix = pick(rule->fixes);

@@ -59,6 +59,8 @@ class Value {
   std::string shown() const;
   // For a command: the literal(s), or the code.
   std::string in_command() const;
+  // The text as it came, for a detector that combines values.
+  const std::vector<std::string>& items() const { return items_; }
 
  private:
   std::vector<std::string> items_;

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "dlldoctor/rules/fix_template.hpp"
-#include "rules/detectors/common.hpp"
+#include "rules/detectors/finding_groups.hpp"
 
 namespace dlldoctor::rules {
 namespace {
@@ -288,6 +288,8 @@ void missing_api_set(Context& c) {
 
 void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
   SiblingGroups siblings;
+  // DLLs that no disk has are grouped per importer: a vendor's SDK not installed misses several at once.
+  detail::FindingGroups not_installed("not-installed", {{"dll", "dlls"}});
   for (const graph::Module& module : input.closure.modules) {
     if (module.is_root || module.resolution.failure != resolve::Failure::NotFound) continue;
     Context c{input, sink, module, input.rules.family_of(module.key), {}, Json::object(), std::nullopt};
@@ -321,9 +323,10 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
         missing_runtime(c) || not_on_search_path(c)) {
       continue;
     }
-    sink.emit("not-installed", "default", module.name,
-              {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity);
+    not_installed.add(detail::first_needed_by(module), "default", module.name,
+                      {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity);
   }
+  not_installed.emit(sink);
   emit_sibling_groups(sink, siblings);
 }
 

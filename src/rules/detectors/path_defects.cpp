@@ -2,7 +2,7 @@
 #include <map>
 #include <tuple>
 
-#include "rules/detectors/common.hpp"
+#include "rules/detectors/finding_groups.hpp"
 
 namespace dlldoctor::rules {
 namespace {
@@ -45,26 +45,6 @@ std::string joined(const std::vector<env::PathEntry>& path) {
   return value;
 }
 
-// Findings of one kind about several entries are one finding per registry scope: 26 missing entries are
-// one thing to mend, with one command.
-struct EntryGroup {
-  std::vector<std::string> entries;
-  Vars vars;
-  detail::Json evidence;  // of the first entry, as one finding per entry had it; "entries" lists them all
-};
-
-void emit_groups(FindingSink& sink, const std::string& id, std::map<std::string, EntryGroup>& groups) {
-  for (auto& [scope, group] : groups) {
-    group.vars["entries"] = Value::list(group.entries);
-    std::string shown;
-    for (std::size_t i = 0; i < group.entries.size(); ++i) shown += (i ? ", " : "") + group.entries[i];
-    group.vars["entry"] = shown;
-    group.vars["count"] = std::to_string(group.entries.size());
-    group.evidence["entries"] = group.entries;
-    sink.emit(id, group.entries.size() == 1 ? "default" : "several", "", group.vars, group.evidence);
-  }
-}
-
 }  // namespace
 
 void detect_path_defects(const RuleInput& input, FindingSink& sink) {
@@ -86,7 +66,8 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
   for (const auto& [stored, where, scope] : registry) {
     if (*stored && **stored != value) setx_cut(input.environment, **stored, where, scope, sink);
   }
-  std::map<std::string, EntryGroup> missing;
+  // Missing and repeated entries are grouped per registry scope, where one command mends them all.
+  detail::FindingGroups missing("path-missing-entry", {{"entry", "entries"}});
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < path.size(); ++i) {
     const env::PathEntry& entry = path[i];
@@ -114,35 +95,27 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
         vars["length"] = std::to_string(length);
         sink.emit("path-truncated", setx ? "setx" : "default", "", vars, evidence);
       } else if (!(setx_exact && last)) {
-        const Vars vars = entry_vars(input.environment, entry.text);
-        EntryGroup& group = missing[vars.at("scope_name").shown()];
-        if (group.entries.empty()) {
-          group.vars = vars;
-          group.evidence = evidence;
-        }
-        group.entries.push_back(entry.text);
+        Vars vars = entry_vars(input.environment, entry.text);
+        const std::string scope = vars.at("scope_name").shown();
+        missing.add(scope, "default", "", std::move(vars), evidence);
       }
       continue;
     }
     if (entry.folder.exists) ++seen[ascii_lower(entry.folder.host)];
   }
-  emit_groups(sink, "path-missing-entry", missing);
-  std::map<std::string, EntryGroup> repeated;
+  missing.emit(sink);
+  detail::FindingGroups repeated("path-duplicate-entry", {{"entry", "entries"}});
   for (const auto& entry : path) {
     if (!entry.folder.exists) continue;
     auto it = seen.find(ascii_lower(entry.folder.host));
     if (it == seen.end() || it->second < 2) continue;
-    const Vars vars = entry_vars(input.environment, entry.text);
-    EntryGroup& group = repeated[vars.at("scope_name").shown()];
-    if (group.entries.empty()) {
-      group.vars = vars;
-      group.vars["times"] = std::to_string(it->second);
-      group.evidence = {{"entry", entry.text}, {"count", it->second}};
-    }
-    group.entries.push_back(entry.text);
+    Vars vars = entry_vars(input.environment, entry.text);
+    vars["times"] = std::to_string(it->second);
+    const std::string scope = vars.at("scope_name").shown();
+    repeated.add(scope, "default", "", std::move(vars), {{"entry", entry.text}, {"count", it->second}});
     seen.erase(it);
   }
-  emit_groups(sink, "path-duplicate-entry", repeated);
+  repeated.emit(sink);
 }
 
 }  // namespace dlldoctor::rules

@@ -4,12 +4,16 @@
 #include <map>
 #include <set>
 
-#include "rules/detectors/common.hpp"
+#include "rules/detectors/finding_groups.hpp"
 
 namespace dlldoctor::rules {
 namespace {
 
 void older_copy_wins(const RuleInput& input, FindingSink& sink) {
+  // Grouped per pair of folders: an old release left in one folder loses every DLL of it at once.
+  detail::FindingGroups groups(
+      "older-copy-wins",
+      {{"dll", "dlls"}, {"chosen", "chosen_paths"}, {"newer", "newer_paths"}, {"dll_versions", "dll_versions"}});
   for (const graph::Module& module : input.closure.modules) {
     const resolve::Candidate* winner = detail::chosen(module);
     if (!winner || winner->assumed || !winner->file_version || module.is_root) continue;
@@ -30,18 +34,24 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
     const std::string chosen_path = detail::shown(*winner);
     // Moving a folder earlier on PATH helps only when both copies come from PATH.
     const bool both_on_path = winner->step == resolve::SearchStep::Path && newest->step == resolve::SearchStep::Path;
-    sink.emit("older-copy-wins", both_on_path ? "path_order" : "default", module.name,
-              {{"dll", module.name},
-               {"chosen", chosen_path},
-               {"backup", base_name(chosen_path) + ".bak"},
-               {"chosen_version", winner->file_version->to_string()},
-               {"chosen_step", std::string(resolve::step_label(winner->step))},
-               {"newer", detail::shown(*newest)},
-               {"newer_folder", folder_of(detail::shown(*newest))},
-               {"newer_version", newest->file_version->to_string()},
-               {"newer_step", std::string(resolve::step_label(newest->step))}},
-              {{"chosen", detail::candidate_json(*winner)}, {"newer", detail::candidate_json(*newest)}});
+    const std::string newer_path = detail::shown(*newest);
+    const std::string cause = folder_of(chosen_path) + '\n' + folder_of(newer_path);
+    groups.add(cause, both_on_path ? "path_order" : "default", module.name,
+               {{"dll", module.name},
+                {"chosen", chosen_path},
+                {"chosen_folder", folder_of(chosen_path)},
+                {"backup", base_name(chosen_path) + ".bak"},
+                {"chosen_version", winner->file_version->to_string()},
+                {"chosen_step", std::string(resolve::step_label(winner->step))},
+                {"newer", newer_path},
+                {"newer_folder", folder_of(newer_path)},
+                {"newer_version", newest->file_version->to_string()},
+                {"newer_step", std::string(resolve::step_label(newest->step))},
+                {"dll_versions", fmt::format("{} {} (newer: {})", module.name, winner->file_version->to_string(),
+                                             newest->file_version->to_string())}},
+               {{"chosen", detail::candidate_json(*winner)}, {"newer", detail::candidate_json(*newest)}});
   }
+  groups.emit(sink);
 }
 
 void mixed_family_versions(const RuleInput& input, FindingSink& sink) {

@@ -2,7 +2,7 @@
 // carry the Mark of the Web.
 #include <map>
 
-#include "rules/detectors/common.hpp"
+#include "rules/detectors/finding_groups.hpp"
 
 namespace dlldoctor::rules {
 
@@ -23,6 +23,8 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
   const std::string program = input.closure.modules.empty() ? std::string() : input.closure.modules.front().name;
   // One Mark of the Web finding per folder: Unblock-File is applied to folders.
   std::map<std::string, std::vector<const resolve::Candidate*>> marked;
+  // Skipped wrong-machine copies are grouped per folder: a 32-bit folder early on PATH holds many.
+  detail::FindingGroups skipped("wrong-machine", {{"dll", "dlls"}, {"path", "paths"}});
 
   for (const graph::Module& module : input.closure.modules) {
     // The program itself matters here only when it is the file that cannot be loaded.
@@ -72,11 +74,13 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
       detail::Json evidence = {{"candidate", detail::candidate_json(c)}, {"process_machine", process_machine}};
       if (c.verdict == resolve::Verdict::WrongMachine) {
         vars["machine"] = c.machine ? pe::machine_name(*c.machine) : "?";
-        vars["backup"] = fmt::format("{}.{}.bak", base_name(detail::shown(c)), vars["machine"].shown());
+        vars["backup_suffix"] = fmt::format(".{}.bak", vars["machine"].shown());
+        vars["backup"] = base_name(detail::shown(c)) + vars["backup_suffix"].shown();
         if (caused_failure) {
           sink.emit("wrong-machine", "failed", module.name, vars, evidence);
         } else if (before_winner && any_usable) {
-          sink.emit("wrong-machine", "skipped", module.name, vars, evidence, Severity::Warning);
+          const std::string cause = folder_of(detail::shown(c)) + '\n' + vars["machine"].shown();
+          skipped.add(cause, "skipped", module.name, std::move(vars), std::move(evidence), Severity::Warning);
         }
       } else if (c.verdict == resolve::Verdict::NotLoadable && (caused_failure || before_winner)) {
         vars["problem"] = c.problem;
@@ -86,6 +90,7 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
     }
   }
 
+  skipped.emit(sink);
   for (const auto& [folder, candidates] : marked) {
     const resolve::Candidate& first = *candidates.front();
     detail::Json files = detail::Json::array();
