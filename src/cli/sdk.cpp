@@ -11,6 +11,7 @@
 #include "cli/output.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/rules/sdk_check.hpp"
 
 namespace dlldoctor::cli {
@@ -105,51 +106,60 @@ Json report_to_json(const rules::SdkReport& report) {
   return out;
 }
 
+// Written for 80 columns like the closure report (docs/DECISIONS.md): a heading and a message wrap, a
+// path too long for its line moves to a line of its own, and only a fix command (pasted whole) runs on.
 void append_report_text(std::string& out, const rules::SdkReport& report) {
+  using report::kTextWidth;
+  using report::wrap;
   std::size_t errors = 0, warnings = 0;
   for (const rules::Finding& f : report.findings) {
     if (f.severity == rules::Severity::Error) ++errors;
     if (f.severity == rules::Severity::Warning) ++warnings;
   }
-  if (errors > 0) {
-    out += fmt::format("cuDNN SDK in {}: NOT usable to build with ({} error{}, {} warning{})\n", report.root, errors,
-                       errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-  } else {
-    out += fmt::format("cuDNN SDK in {}: usable{}{}\n", report.root,
-                       report.header_version ? ", cuDNN " + report.header_version->to_string() : "",
-                       warnings > 0 ? fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s") : "");
-  }
+  const std::string verdict =
+      errors > 0 ? fmt::format("cuDNN SDK in {}: NOT usable to build with ({} error{}, {} warning{})", report.root,
+                               errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s")
+                 : fmt::format("cuDNN SDK in {}: usable{}{}", report.root,
+                               report.header_version ? ", cuDNN " + report.header_version->to_string() : "",
+                               warnings > 0 ? fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s") : "");
+  out += wrap(verdict, kTextWidth, "  ") + "\n";
   for (const rules::Finding& f : report.findings) {
-    out += fmt::format("\n{} {} [{}]{}\n  {}\n", rules::severity_name(f.severity), f.id, f.failure_mode,
-                       f.module.empty() ? "" : " " + f.module, f.message);
-    for (const std::string& command : f.fix) out += fmt::format("    {}\n", command);
+    out += "\n" +
+           wrap(fmt::format("{} [{}] {}: {}{}", rules::severity_name(f.severity), f.id, f.failure_mode, f.title,
+                            f.module.empty() ? "" : " (" + f.module + ")"),
+                kTextWidth, "  ") +
+           "\n";
+    out += "  " + wrap(f.message, kTextWidth - 2, "  ") + "\n";
+    for (const std::string& command : f.fix) out += report::fix_text(command);
   }
+  // "  label    text": the text wraps under itself. (wrap keeps no leading spaces: the indent goes first.)
+  auto item = [&](const char* label, const std::string& text) {
+    out += "  " + wrap(fmt::format("{:<8} {}", label, text), kTextWidth - 2, std::string(11, ' ')) + "\n";
+  };
   out += fmt::format("\nInventory ({} layout{})\n", rules::sdk_layout_name(report.layout),
                      report.cuda_folder.empty() ? "" : ", CUDA folder " + report.cuda_folder);
-  out +=
-      fmt::format("  header   {}\n",
-                  report.header_version ? fmt::format("{} (CUDNN_VERSION {}) in {}", report.header_version->to_string(),
-                                                      report.header_version->number(), report.header_version->header)
-                                        : "no version found in " + report.include_dir);
+  item("header", report.header_version ? fmt::format("{} (CUDNN_VERSION {}) in {}", report.header_version->to_string(),
+                                                     report.header_version->number(), report.header_version->header)
+                                       : "no version found in " + report.include_dir);
   if (!report.import_library) {
-    out += fmt::format("  library  missing: {}\n", report.library);
+    item("library", "missing: " + report.library);
   } else if (!report.import_library->contents) {
-    out += fmt::format("  library  {}: {}\n", report.import_library->path, report.import_library->error);
+    item("library", report.import_library->path + ": " + report.import_library->error);
   } else {
     const pe::ImportLibrary& contents = *report.import_library->contents;
     std::size_t by_ordinal = 0;
-    for (const pe::LibraryImport& item : contents.imports) by_ordinal += item.by_ordinal ? 1 : 0;
-    out += fmt::format("  library  {}: {}, links to {}, {} imports ({} by ordinal)\n", report.import_library->path,
-                       machines_text(contents.machines), fmt::join(contents.dlls, ", "), contents.imports.size(),
-                       by_ordinal);
+    for (const pe::LibraryImport& import : contents.imports) by_ordinal += import.by_ordinal ? 1 : 0;
+    item("library", fmt::format("{}: {}, links to {}, {} imports ({} by ordinal)", report.import_library->path,
+                                machines_text(contents.machines), fmt::join(contents.dlls, ", "),
+                                contents.imports.size(), by_ordinal));
   }
-  out += fmt::format("  bin      {}{}\n", report.bin_dir, report.dlls.empty() ? ": no cudnn*.dll" : "");
+  item("bin", report.bin_dir + (report.dlls.empty() ? ": no cudnn*.dll" : ""));
   for (const rules::SdkDll& dll : report.dlls) {
     const std::string details =
         dll.error.empty() ? fmt::format("{}  {}", dll.file_version ? dll.file_version->to_string() : "(no version)",
                                         pe::machine_name(dll.machine))
                           : dll.error;
-    out += fmt::format("    {:<40} {}\n", dll.name, details);
+    out += "    " + wrap(fmt::format("{:<40} {}", dll.name, details), kTextWidth - 4, std::string(45, ' ')) + "\n";
   }
 }
 

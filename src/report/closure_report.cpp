@@ -203,7 +203,12 @@ Json closure_to_json(const ReportInput& input) {
   for (const Module& module : closure.modules) modules.push_back(module_json(module));
 
   Json findings = Json::array();
-  for (const rules::Finding& finding : *input.findings) findings.push_back(finding_json(finding, input.rules));
+  const auto same_fix = same_fix_as(*input.findings);
+  for (std::size_t i = 0; i < input.findings->size(); ++i) {
+    Json finding = finding_json((*input.findings)[i], input.rules);
+    finding["fix_same_as"] = same_fix[i] ? Json(*same_fix[i]) : Json(nullptr);
+    findings.push_back(std::move(finding));
+  }
 
   return Json{{"schema", kReportSchema},
               {"tool_version", input.tool_version},
@@ -218,38 +223,49 @@ Json closure_to_json(const ReportInput& input) {
 
 namespace {
 
-// One fix line, indented under "fix:". A command stays whole, since it must paste as one line; its
-// trailing comment moves above it when the line would pass kTextWidth, and comments wrap as comments.
-std::string fix_text(const std::string& line) {
-  constexpr std::size_t kWidth = kTextWidth - 4;
-  const std::string indent = "    ";
-  if (columns(line) <= kWidth) return indent + line + "\n";
-  if (line.rfind("# ", 0) == 0) return indent + wrap(line, kWidth, indent + "# ") + "\n";
-  const auto comment = line.find("   # ");
-  if (comment == std::string::npos) return indent + line + "\n";
-  return indent + wrap(line.substr(comment + 3), kWidth, indent + "# ") + "\n" + indent + line.substr(0, comment) +
-         "\n";
-}
-
 class TreeWriter {
  public:
   TreeWriter(std::string& out, const graph::Closure& closure, const TextStyle& style)
       : out_(out), closure_(closure), style_(style) {}
 
-  void write(std::size_t index, const std::string& prefix, bool last, bool top) {
-    const Module& module = closure_.modules[index];
+  // One top-level tree. Which children are drawn depends on what was drawn before them (a system DLL
+  // that resolved fine is drawn once), so the tree is laid out first and drawn second: a `├─` then
+  // always has a sibling below it.
+  void write(std::size_t index) {
+    const Node node = lay_out(index);
+    draw(node, "", true, true);
+  }
+
+ private:
+  struct Node {
+    std::size_t module;
+    bool repeat;
+    std::vector<Node> children;
+  };
+
+  Node lay_out(std::size_t index) {
+    Node node{index, printed_.count(index) > 0, {}};
+    printed_.insert(index);
+    if (node.repeat) return node;
+    for (std::size_t child : closure_.modules[index].children) {
+      if (!hidden(child)) node.children.push_back(lay_out(child));
+    }
+    return node;
+  }
+
+  // A text tree lists this many missing exports of a module; JSON lists them all.
+  static constexpr std::size_t kMissingExportsShown = 5;
+
+  void draw(const Node& node, const std::string& prefix, bool last, bool top) {
+    const Module& module = closure_.modules[node.module];
     const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
     const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
-    const bool repeat = printed_.count(index) > 0;
-    printed_.insert(index);
-    const bool has_children = !repeat && std::any_of(module.children.begin(), module.children.end(),
-                                                     [&](std::size_t child) { return !hidden(child); });
-    const std::string detail_prefix = child_prefix + (has_children ? "│  " : "   ");
+    const std::string detail_prefix = child_prefix + (node.children.empty() ? "   " : "│  ");
     const Line line = describe(module);
     // A module drawn before is named again without its path.
-    put(prefix + branch, line.head, repeat ? std::string() : line.path, line.tail + (repeat ? " (see above)" : ""),
-        detail_prefix + "  ");
-    if (repeat) return;
+    put(prefix + branch, line.head, node.repeat ? std::string() : line.path,
+        line.tail + (node.repeat ? " (see above)" : ""), detail_prefix + "  ");
+    if (node.repeat) return;
     for (const auto& c : module.resolution.candidates) {
       // A program that cannot be mapped is its own only candidate, and its line above says why already.
       if (c.verdict == resolve::Verdict::Chosen || module.is_root) continue;
@@ -262,27 +278,26 @@ class TreeWriter {
       put(detail_prefix + "  ", c.verdict == resolve::Verdict::Shadowed ? "shadows" : "skipped",
           c.assumed ? c.windows_path.value_or("") : c.path, tail, detail_prefix + "    ");
     }
-    for (const auto& m : module.missing_exports) {
-      out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true), m.function,
-                          m.needed_by, m.detail);
+    const auto& missing = module.missing_exports;
+    for (std::size_t i = 0; i < missing.size() && i < kMissingExportsShown; ++i) {
+      out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true),
+                          missing[i].function, missing[i].needed_by, missing[i].detail);
     }
-    // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
-    // Whether a child is a repeat is known only once its earlier siblings' subtrees are drawn, so the
-    // closing branch goes to the child after which no visible one remains, decided child by child.
-    for (std::size_t i = 0; i < module.children.size(); ++i) {
-      if (hidden(module.children[i])) continue;
-      const bool closes = std::none_of(module.children.begin() + static_cast<long>(i) + 1, module.children.end(),
-                                       [&](std::size_t later) { return !hidden(later); });
-      write(module.children[i], child_prefix, closes, false);
+    if (missing.size() > kMissingExportsShown) {
+      out_ += fmt::format("{}  {} and {} more missing exports, {} in all (--format json lists every one)\n",
+                          detail_prefix, paint("✗", true), missing.size() - kMissingExportsShown, missing.size());
+    }
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      draw(node.children[i], child_prefix, i + 1 == node.children.size(), false);
     }
   }
 
+  // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
   bool hidden(std::size_t child) const {
     const Module& c = closure_.modules[child];
     return printed_.count(child) && c.resolution.failure == Failure::None && is_system(c);
   }
 
- private:
   std::string paint(const std::string& text, bool bad) const {
     if (!style_.color) return text;
     return (bad ? "\x1b[31m" : "\x1b[32m") + text + "\x1b[0m";
@@ -339,6 +354,11 @@ class TreeWriter {
 
 namespace {
 
+// How one finding names another: its id, and its module when it has one.
+std::string finding_label(const rules::Finding& finding) {
+  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
+}
+
 // The one line a report leads with.
 std::string verdict(const ReportInput& input) {
   const graph::Outcome& outcome = input.closure->outcome;
@@ -376,7 +396,9 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
   const std::string wrapped = wrap(line, kTextWidth, "  ");
   out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
   out += "\n\n";
-  for (const rules::Finding& finding : *input.findings) {
+  const auto same_fix = same_fix_as(*input.findings);
+  for (std::size_t i = 0; i < input.findings->size(); ++i) {
+    const rules::Finding& finding = (*input.findings)[i];
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     const bool error = finding.severity == rules::Severity::Error;
     const std::string label = std::string(rules::severity_name(finding.severity));
@@ -387,18 +409,31 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
                 kTextWidth, "  ") +
            "\n";
     out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
+    if (same_fix[i]) {
+      out += fmt::format("  fix: as for {} above\n\n", finding_label((*input.findings)[*same_fix[i]]));
+      continue;
+    }
     if (!finding.fix.empty()) out += "  fix:\n";
     for (const std::string& fix_line : finding.fix) out += fix_text(fix_line);
     out += '\n';
   }
+  // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
+  // loads asked about come first, and the host's own start-up after them: it is context.
   TreeWriter tree(out, closure, style);
-  if (!closure.modules.empty()) tree.write(0, "", true, true);
-  // Modules no start-up import reaches: preloaded and LoadLibrary'd ones.
+  std::vector<std::size_t> tops;
   for (std::size_t i = 1; i < closure.modules.size(); ++i) {
-    if (closure.modules[i].depth == 0) {
-      out += '\n';
-      tree.write(i, "", true, true);
+    if (closure.modules[i].depth == 0) tops.push_back(i);
+  }
+  if (!closure.modules.empty()) {
+    if (input.request->loads.empty()) {
+      tops.insert(tops.begin(), 0);
+    } else {
+      tops.push_back(0);
     }
+  }
+  for (std::size_t i = 0; i < tops.size(); ++i) {
+    if (i) out += '\n';
+    tree.write(tops[i]);
   }
   if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
   for (const auto& note : input.environment->notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
@@ -414,13 +449,17 @@ std::string closure_to_markdown(const ReportInput& raw) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict(input));
   if (!input.findings->empty()) out += "### Findings\n\n";
-  for (const rules::Finding& finding : *input.findings) {
+  const auto same_fix = same_fix_as(*input.findings);
+  for (std::size_t i = 0; i < input.findings->size(); ++i) {
+    const rules::Finding& finding = (*input.findings)[i];
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     fmt::format_to(it, "- **{}** `{}`{}: {}\n", rules::severity_name(finding.severity), finding.id,
                    " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message);
     // Whoever reads the ticket gets the failure mode's explanation, not only its name.
     if (mode && !mode->explanation.empty()) fmt::format_to(it, "\n  *Why:* {}\n", mode->explanation);
-    if (!finding.fix.empty()) {
+    if (same_fix[i]) {
+      fmt::format_to(it, "\n  *Fix:* as for {} above.\n\n", finding_label((*input.findings)[*same_fix[i]]));
+    } else if (!finding.fix.empty()) {
       out += "\n  ```powershell\n";
       for (const std::string& line : finding.fix) out += "  " + line + "\n";
       out += "  ```\n\n";

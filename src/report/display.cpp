@@ -85,4 +85,17 @@ DisplayCopy::DisplayCopy(const ReportInput& input)
   input_.findings = &findings_;
 }
 
+std::vector<std::optional<std::size_t>> same_fix_as(const std::vector<rules::Finding>& findings) {
+  std::vector<std::optional<std::size_t>> same(findings.size());
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    for (std::size_t earlier = 0; earlier < i && !findings[i].fix.empty(); ++earlier) {
+      if (findings[earlier].fix == findings[i].fix) {
+        same[i] = same[earlier].value_or(earlier);
+        break;
+      }
+    }
+  }
+  return same;
+}
+
 }  // namespace dlldoctor::report

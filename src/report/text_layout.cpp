@@ -13,6 +13,17 @@ constexpr std::array<std::string_view, 6> kOwnColours = {"\x1b[0m",  "\x1b[31m",
 
 }  // namespace
 
+std::string fix_text(const std::string& line) {
+  constexpr std::size_t kWidth = kTextWidth - 4;
+  const std::string indent = "    ";
+  if (columns(line) <= kWidth) return indent + line + "\n";
+  if (line.rfind("# ", 0) == 0) return indent + wrap(line, kWidth, indent + "# ") + "\n";
+  const auto comment = line.find("   # ");
+  if (comment == std::string::npos) return indent + line + "\n";
+  return indent + wrap(line.substr(comment + 3), kWidth, indent + "# ") + "\n" + indent + line.substr(0, comment) +
+         "\n";
+}
+
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
   std::string out, line;
   std::size_t start = 0;

@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "dlldoctor/pe/image.hpp"
 #include "dlldoctor/pe/import_library.hpp"
 #include "support/run_process.hpp"
+#include "support/text_columns.hpp"
 
 namespace fs = std::filesystem;
 using dlldoctor::test::run_process;
@@ -169,10 +171,24 @@ TEST_CASE("a healthy zip root: no errors or warnings, the settings to use, exit 
     CHECK(result.exit_code == 0);
     CHECK(json::parse(result.out) == run.report);
   }
-  SUBCASE("text output starts with the verdict") {
+  SUBCASE("text output starts with the verdict, and fits 80 columns") {
     const auto result = run_process({kDlldoctor, "sdk", root.string()});
     CHECK(result.exit_code == 0);
-    CHECK(result.out.rfind("cuDNN SDK in " + root.string() + ": usable, cuDNN 9.1.0", 0) == 0);
+    // The verdict wraps like any text line: compare it with its line breaks undone.
+    std::string verdict = result.out.substr(0, result.out.find("\n\n"));
+    for (auto at = verdict.find("\n  "); at != std::string::npos; at = verdict.find("\n  "))
+      verdict.replace(at, 3, " ");
+    CHECK(verdict == "cuDNN SDK in " + root.string() + ": usable, cuDNN 9.1.0");
+    CHECK(contains(result.out, "info [sdk-settings] 5.3: Build settings for this cuDNN"));
+    // Only a fix command (pasted whole) or a path alone on its line may run longer.
+    std::istringstream lines(result.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (dlldoctor::test::columns(line) <= 80) continue;
+      const std::string content = line.substr(line.find_first_not_of(' '));
+      const bool command = line.rfind("    ", 0) == 0 && content.rfind("#", 0) != 0;
+      const bool lone_word = content.find(' ') == std::string::npos;
+      CHECK_MESSAGE((command || lone_word), "longer than 80 columns: " << line);
+    }
   }
 }
 

@@ -5,6 +5,8 @@
 // writers format a copy in which every such text has its control characters and stray bytes as \xNN
 // (escape_bytes). JSON keeps the bytes; json_text escapes them its own way. Fix commands are left as they
 // are: their values are PowerShell literals already (rules/fix_template.hpp).
+#include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "dlldoctor/report/closure_report.hpp"
@@ -26,5 +28,9 @@ class DisplayCopy {
   std::vector<rules::Finding> findings_;
   ReportInput input_;
 };
+
+// For each finding, the earlier finding whose fix is the same, line for line (two findings one command
+// mends, such as a missing sibling and the mixed versions it causes): the writers print such a fix once.
+std::vector<std::optional<std::size_t>> same_fix_as(const std::vector<rules::Finding>& findings);
 
 }  // namespace dlldoctor::report

@@ -25,6 +25,11 @@ inline std::size_t columns(std::string_view text) {
 // first starting with `indent`. A word longer than a line (a path, a command) stays whole on its own.
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent);
 
+// One fix line, indented under "fix:", with its newline. A command stays whole, since it must paste as
+// one line; its trailing comment moves above it when the line would pass kTextWidth, and comments wrap
+// as comments.
+std::string fix_text(const std::string& line);
+
 // A report as it may reach a terminal. Names in a report come from the files inspected (a DLL name in an
 // import table is whatever bytes the file holds), and a terminal obeys the control sequences it is sent.
 // So every control character but newline and tab, every C1 control (U+0080-U+009F) and every byte that
