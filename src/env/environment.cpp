@@ -64,7 +64,7 @@ FolderRef system_folder(const Environment& environment, std::string_view windows
 // What the SYSTEM hive of the mounted Windows says about DLL loading: KnownDLLs, SafeDllSearchMode and
 // the machine PATH (DOMAIN.md §1, §5). Fills only what the flags left open.
 struct SystemHiveFacts {
-  std::optional<std::vector<std::string>> known_dlls;
+  std::optional<std::vector<DllName>> known_dlls;
   std::optional<bool> safe_dll_search_mode;
   std::optional<std::string> machine_path;
 };
@@ -261,11 +261,11 @@ void append_path_entries(Environment& environment, std::string_view value_text, 
   }
 }
 
-bool assumes_system_dll(const Environment& environment, std::string_view lower_name, bool wow64,
+bool assumes_system_dll(const Environment& environment, const DllName& name, bool wow64,
                         std::optional<pe::Version>* version) {
   const auto& listing = wow64 ? environment.syswow64_dlls : environment.system32_dlls;
-  if (!listing) return is_stock_system_dll(lower_name);
-  auto found = listing->find(std::string(lower_name));
+  if (!listing) return is_stock_system_dll(name);
+  auto found = listing->find(name);
   if (found == listing->end()) return false;
   if (version) *version = found->second;
   return true;
