@@ -113,10 +113,11 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
 
 // A folder next to `missing` whose name starts with the last part of `missing` (and is longer).
 std::optional<FolderRef> completion_of(const Environment& environment, const std::string& missing, FileSystem& files) {
-  const auto slash = missing.find_last_of("/\\");
-  if (slash == std::string::npos || slash + 1 >= missing.size()) return std::nullopt;
-  const std::string parent = missing.substr(0, slash == 0 ? 1 : slash);
-  const std::string stem = ascii_lower(missing.substr(slash + 1));
+  const std::string last = base_name(missing);
+  if (last.empty() || last.size() == missing.size()) return std::nullopt;
+  std::string parent = folder_of(missing);
+  if (parent.empty()) parent = missing.substr(0, 1);  // "/x": the root itself
+  const std::string stem = ascii_lower(last);
   for (const std::string& name : files.folder_names(parent)) {
     if (name.size() > stem.size() && ascii_lower(name).compare(0, stem.size(), stem) == 0) {
       const std::string host = join_path(parent, name);
