@@ -40,11 +40,11 @@ int probe_child_load(const std::string&) { return kExitFailure; }
 void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,
                         rules::RuleOutput& output) {
   rules::FindingSink sink(rule_data);
-  // base name -> lower-case full paths, in load order (a full-path load can add a second copy)
-  std::map<std::string, std::vector<std::string>> loaded;
+  // file name -> lower-case full paths, in load order (a full-path load can add a second copy)
+  std::map<DllName, std::vector<std::string>> loaded;
   for (const std::string& module : probe.modules) {
     const std::string lower = lower_windows_path(module);
-    loaded[base_name(lower)].push_back(lower);
+    loaded[DllName::of_file(base_name(lower))].push_back(lower);
   }
   auto predicted_path = [](const resolve::Resolution& r) {
     return r.failure == resolve::Failure::None ? lower_windows_path(r.windows_path.value_or(r.path.value_or("")))
@@ -109,7 +109,7 @@ void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure,
     auto module = predicted.module_index ? closure.modules.begin() + *predicted.module_index : closure.modules.end();
     // An API set name loads its host, whose handle LoadLibrary returns.
     if (module != closure.modules.end() && module->resolution.api_set_host) {
-      const std::string host = ascii_lower(*module->resolution.api_set_host);
+      const DllName host(*module->resolution.api_set_host);
       module = std::find_if(closure.modules.begin(), closure.modules.end(),
                             [&](const graph::Module& m) { return m.key == host; });
     }

@@ -35,7 +35,8 @@ std::string path_of_handle(HANDLE file) {
   return path;
 }
 
-std::string lower_base_name(const std::string& path) { return ascii_lower(base_name(path)); }
+// A loaded module by its file name (the loader reports paths of files).
+DllName module_file(const std::string& path) { return DllName::of_file(base_name(path)); }
 
 // This process's environment block with PATH replaced: `Name=value` strings, each NUL-terminated, and
 // one more NUL at the end.
@@ -162,7 +163,7 @@ std::string self_path() {
 // same address in every process of a boot; the address is still rebased on the module the probed process
 // reported, in case it did not.
 struct RemoteFunction {
-  std::string module;  // lower-case base name
+  DllName module;  // the file it is in
   std::uint64_t offset = 0;
 };
 
@@ -176,7 +177,7 @@ Result<RemoteFunction> find_function(const char* name) {
   wchar_t buffer[1024];
   const DWORD n = GetModuleFileNameW(owner, buffer, 1024);
   if (n == 0 || n >= 1024) return Error{std::string("cannot name the module of ") + name};
-  return RemoteFunction{lower_base_name(narrow(std::wstring_view(buffer, n))),
+  return RemoteFunction{module_file(narrow(std::wstring_view(buffer, n))),
                         reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(owner)};
 }
 
@@ -305,7 +306,7 @@ class HostScript final : public ProcessScript {
     auto target = find_function(function);
     if (!target) return target.error();
     const std::uint64_t base = module_base(result, target->module);
-    if (base == 0) return Error{"the host has no " + target->module + " loaded"};
+    if (base == 0) return Error{"the host has no " + target->module.key() + " loaded"};
     if (!WriteProcessMemory(process, reinterpret_cast<void*>(frame_), &entry_, sizeof entry_, nullptr))
       return Error{"cannot write to the host's stack"};
     // x64 calling convention: four arguments in registers, 32 bytes of home space above the return address.
@@ -320,10 +321,10 @@ class HostScript final : public ProcessScript {
   }
 
   // Where the host mapped a module: as its load event said, else where this process has it.
-  static std::uint64_t module_base(const ProbeResult& result, const std::string& module) {
+  static std::uint64_t module_base(const ProbeResult& result, const DllName& module) {
     for (const auto& [base, path] : result.bases)
-      if (lower_base_name(path) == module) return base;
-    return reinterpret_cast<std::uintptr_t>(GetModuleHandleW(widen(module).c_str()));
+      if (module_file(path) == module) return base;
+    return reinterpret_cast<std::uintptr_t>(GetModuleHandleW(widen(module.key()).c_str()));
   }
 
   static constexpr std::uint64_t kMemorySize = 0x10000;

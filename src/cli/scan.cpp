@@ -50,7 +50,10 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   // Absolute, so the copies compare equal to what the resolver finds through --path.
   for (const std::string& root : command.roots) options.roots.push_back(env::absolute_path(root));
   options.all_dlls = command.all_dlls;
-  for (const auto& family : rules.families) options.names.insert(family.members.begin(), family.members.end());
+  // The scan keys files by their lower-case file name (each ends in .dll): a family member's key is that.
+  for (const auto& family : rules.families) {
+    for (const DllName& member : family.members) options.names.insert(member.key());
+  }
   const bool terminal = is_terminal(stderr);
   if (terminal) {
     const auto started = std::chrono::steady_clock::now();

@@ -65,12 +65,9 @@ const detail::BuiltinApiSet* find_builtin(std::string_view key) {
   return found != builtin_end() && found->name == key ? found : nullptr;
 }
 
-// "C:\\Windows\\System32\\KERNEL32" -> "kernel32.dll": the schema lists importers by file name.
-std::string importer_key(std::string_view importer) {
-  std::string key = ascii_lower(base_name(importer));
-  if (key.find('.') == std::string::npos) key += ".dll";
-  return key;
-}
+// A host as the schema names it, by the loader's key ("KernelBase.dll" -> "kernelbase.dll"); "" (no host)
+// stays "".
+std::string host_key(std::string_view host) { return host.empty() ? std::string() : DllName(host).key(); }
 
 }  // namespace
 
@@ -79,10 +76,10 @@ bool ApiSetSchema::is_api_set_name(std::string_view name) {
   return prefix == "api-" || prefix == "ext-";
 }
 
-bool ApiSetSchema::is_builtin_host(std::string_view lower_name) {
+bool ApiSetSchema::is_builtin_host(const DllName& name) {
   // Sets without a host carry "", which names no DLL.
-  return !lower_name.empty() && std::any_of(builtin_begin(), builtin_end(),
-                                            [&](const detail::BuiltinApiSet& row) { return row.host == lower_name; });
+  return std::any_of(builtin_begin(), builtin_end(),
+                     [&](const detail::BuiltinApiSet& row) { return row.host == name.key(); });
 }
 
 ApiSetSchema ApiSetSchema::builtin() {
@@ -146,9 +143,9 @@ Result<ApiSetSchema> ApiSetSchema::from_bytes(const BoundedReader& bytes) {
       auto host = read_string(bytes, *bytes.u32(vat + 12), *bytes.u32(vat + 16), what.c_str());
       if (!host) return host.error();
       if (v == 0) {
-        entry.host = ascii_lower(*host);
+        entry.host = host_key(*host);
       } else if (!importer->empty()) {
-        entry.by_importer.emplace(ascii_lower(*importer), ascii_lower(*host));
+        entry.by_importer.emplace(DllName(*importer), host_key(*host));
       }
     }
     schema.entries_.emplace(ascii_lower(*hashed), std::move(entry));
@@ -194,7 +191,8 @@ std::optional<std::string_view> ApiSetSchema::lookup(std::string_view name, std:
   if (it == entries_.end()) return std::nullopt;
   const Entry& entry = it->second;
   if (!importer.empty() && !entry.by_importer.empty()) {
-    if (auto special = entry.by_importer.find(importer_key(importer)); special != entry.by_importer.end())
+    // "C:\\Windows\\System32\\KERNEL32" is kernel32.dll: the schema lists importers by module name.
+    if (auto special = entry.by_importer.find(DllName(base_name(importer))); special != entry.by_importer.end())
       return std::string_view(special->second);
   }
   return std::string_view(entry.host);

@@ -64,7 +64,7 @@ FolderRef system_folder(const Environment& environment, std::string_view windows
 // What the SYSTEM hive of the mounted Windows says about DLL loading: KnownDLLs, SafeDllSearchMode and
 // the machine PATH (DOMAIN.md §1, §5). Fills only what the flags left open.
 struct SystemHiveFacts {
-  std::optional<std::vector<std::string>> known_dlls;
+  std::optional<std::vector<DllName>> known_dlls;
   std::optional<bool> safe_dll_search_mode;
   std::optional<std::string> machine_path;
 };
@@ -113,10 +113,11 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
 
 // A folder next to `missing` whose name starts with the last part of `missing` (and is longer).
 std::optional<FolderRef> completion_of(const Environment& environment, const std::string& missing, FileSystem& files) {
-  const auto slash = missing.find_last_of("/\\");
-  if (slash == std::string::npos || slash + 1 >= missing.size()) return std::nullopt;
-  const std::string parent = missing.substr(0, slash == 0 ? 1 : slash);
-  const std::string stem = ascii_lower(missing.substr(slash + 1));
+  const std::string last = base_name(missing);
+  if (last.empty() || last.size() == missing.size()) return std::nullopt;
+  std::string parent = folder_of(missing);
+  if (parent.empty()) parent = missing.substr(0, 1);  // "/x": the root itself
+  const std::string stem = ascii_lower(last);
   for (const std::string& name : files.folder_names(parent)) {
     if (name.size() > stem.size() && ascii_lower(name).compare(0, stem.size(), stem) == 0) {
       const std::string host = join_path(parent, name);
@@ -261,11 +262,11 @@ void append_path_entries(Environment& environment, std::string_view value_text, 
   }
 }
 
-bool assumes_system_dll(const Environment& environment, std::string_view lower_name, bool wow64,
+bool assumes_system_dll(const Environment& environment, const DllName& name, bool wow64,
                         std::optional<pe::Version>* version) {
   const auto& listing = wow64 ? environment.syswow64_dlls : environment.system32_dlls;
-  if (!listing) return is_stock_system_dll(lower_name);
-  auto found = listing->find(std::string(lower_name));
+  if (!listing) return is_stock_system_dll(name);
+  auto found = listing->find(name);
   if (found == listing->end()) return false;
   if (version) *version = found->second;
   return true;

@@ -28,10 +28,10 @@ DllCopy describe(const Environment& environment, const std::string& folder, cons
   return copy;
 }
 
-void collect(const Environment& environment, const std::string& folder, const std::set<std::string>& wanted,
+void collect(const Environment& environment, const std::string& folder, const std::set<DllName>& wanted,
              const std::string& source, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
   for (const std::string& name : files.file_names(folder)) {
-    if (!wanted.count(ascii_lower(name))) continue;
+    if (!wanted.count(DllName::of_file(name))) continue;
     const std::string path = join_path(folder, name);
     if (std::any_of(out.begin(), out.end(), [&](const DllCopy& c) { return c.path == path; })) continue;
     out.push_back(describe(environment, folder, name, source, images));
@@ -39,7 +39,7 @@ void collect(const Environment& environment, const std::string& folder, const st
 }
 
 void walk(const Environment& environment, const std::string& folder, int depth, std::size_t& budget,
-          const std::set<std::string>& wanted, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
+          const std::set<DllName>& wanted, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
   if (budget == 0) return;
   --budget;
   collect(environment, folder, wanted, "look-in", files, images, out);
@@ -116,7 +116,7 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
     if (!folder.exists || !searched_hosts.insert(folder.host).second) continue;
     FolderContents contents;
     contents.folder = folder;
-    std::set<std::string> names = request.interesting;
+    std::set<DllName> names = request.interesting;
     names.insert(request.wanted.begin(), request.wanted.end());
     collect(environment, folder.host, names, "search path", files, images, contents.dlls);
     if (!contents.dlls.empty()) inventory.search_folders.push_back(std::move(contents));

@@ -65,7 +65,7 @@ std::optional<DWORD> registry_dword(HKEY root, const wchar_t* key, const wchar_t
 
 // HKLM\...\Session Manager\KnownDLLs: each value's data is a DLL name; DllDirectory and DllDirectory32
 // name folders, not DLLs.
-std::optional<std::vector<std::string>> registry_known_dlls() {
+std::optional<std::vector<DllName>> registry_known_dlls() {
   HKEY key = nullptr;
   const std::wstring path = std::wstring(kSessionManager) + L"\\KnownDLLs";
   if (RegOpenKeyExW(HKEY_LOCAL_MACHINE, path.c_str(), 0, KEY_READ, &key) != ERROR_SUCCESS) return std::nullopt;

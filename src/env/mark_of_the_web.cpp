@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/paths.hpp"
 
 namespace dlldoctor::env {
 namespace {
@@ -49,9 +50,7 @@ std::optional<MarkOfTheWeb> read_mark_of_the_web(FileSystem& files, const std::s
 #ifdef _WIN32
   const std::string stream = path + kStreamSuffix;
 #else
-  const auto slash = path.find_last_of('/');
-  const std::string folder = slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-  const auto found = files.find_file(folder, path.substr(slash == std::string::npos ? 0 : slash + 1) + kStreamSuffix);
+  const auto found = files.find_file(folder_of(path), base_name(path) + kStreamSuffix);
   if (!found) return std::nullopt;
   const std::string stream = *found;
 #endif

@@ -54,14 +54,14 @@ std::optional<std::string> string_field(const Json& object, const char* name) {
   return it->get<std::string>();
 }
 
-Result<std::map<std::string, std::optional<pe::Version>>> dlls_of(const Json& list, const char* field) {
-  std::map<std::string, std::optional<pe::Version>> out;
+Result<std::map<DllName, std::optional<pe::Version>>> dlls_of(const Json& list, const char* field) {
+  std::map<DllName, std::optional<pe::Version>> out;
   if (!list.is_array()) return Error{fmt::format("\"{}\" is not an array", field)};
   for (const Json& item : list) {
     auto name = item.is_object() ? string_field(item, "name") : std::nullopt;
     if (!name) return Error{fmt::format("an entry of \"{}\" has no \"name\"", field)};
     auto version = string_field(item, "version");
-    out[ascii_lower(*name)] = version ? parse_version(*version) : std::nullopt;
+    out[DllName(*name)] = version ? parse_version(*version) : std::nullopt;
   }
   return out;
 }
@@ -109,7 +109,7 @@ Json snapshot_to_json(const Environment& environment, const SnapshotInfo& info) 
       {"machine_path", environment.machine_path ? Json(*environment.machine_path) : Json(nullptr)},
       {"user_path", environment.user_path ? Json(*environment.user_path) : Json(nullptr)},
       {"safe_dll_search_mode", environment.safe_dll_search_mode},
-      {"known_dlls", {{"source", environment.known_dlls_source}, {"names", environment.known_dlls}}},
+      {"known_dlls", {{"source", environment.known_dlls_source}, {"names", dll_keys(environment.known_dlls)}}},
       {"system32_dlls", dlls_json(info.system32_dlls)},
       {"syswow64_dlls", dlls_json(info.syswow64_dlls)},
       {"notes", environment.notes},
@@ -182,7 +182,7 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
     environment.known_dlls_source = "--known-dlls";
   } else if (known.is_object() && known.contains("names") && known["names"].is_array()) {
     for (const Json& name : known["names"]) {
-      if (name.is_string()) environment.known_dlls.push_back(ascii_lower(name.get<std::string>()));
+      if (name.is_string()) environment.known_dlls.emplace_back(name.get<std::string>());
     }
     environment.known_dlls_source = "snapshot: " + string_field(known, "source").value_or("?");
   } else {

@@ -8,32 +8,35 @@
 
 namespace dlldoctor::env {
 
-const std::vector<std::string>& default_known_dlls() {
-  static const std::vector<std::string> names = {
+const std::vector<DllName>& default_known_dlls() {
+  static constexpr std::string_view kNames[] = {
       "advapi32.dll", "clbcatq.dll", "combase.dll",  "comdlg32.dll", "coml2.dll",    "difxapi.dll",
       "gdi32.dll",    "gdiplus.dll", "imagehlp.dll", "imm32.dll",    "kernel32.dll", "kernelbase.dll",
       "msctf.dll",    "msvcrt.dll",  "normaliz.dll", "nsi.dll",      "ntdll.dll",    "ole32.dll",
       "oleaut32.dll", "psapi.dll",   "rpcrt4.dll",   "sechost.dll",  "setupapi.dll", "shcore.dll",
       "shell32.dll",  "shlwapi.dll", "user32.dll",   "wldap32.dll",  "ws2_32.dll",
   };
+  static const std::vector<DllName> names(std::begin(kNames), std::end(kNames));
   return names;
 }
 
-std::vector<std::string> known_dlls_from(const std::vector<std::string>& names) {
-  std::vector<std::string> known;
-  for (const std::string& name : names) {
-    std::string lower = ascii_lower(name);
-    if (lower.find('.') == std::string::npos) lower += ".dll";
-    if (std::find(known.begin(), known.end(), lower) == known.end()) known.push_back(std::move(lower));
+std::vector<DllName> known_dlls_from(const std::vector<std::string>& names) {
+  std::vector<DllName> known;
+  for (const std::string& text : names) {
+    // One entry per loader key: "MSVCP140" and "msvcp140.dll" are the same DLL.
+    DllName name(text);
+    if (std::find(known.begin(), known.end(), name) == known.end()) known.push_back(std::move(name));
   }
   for (const char* always : {"ntdll.dll", "kernelbase.dll"}) {
-    if (std::find(known.begin(), known.end(), always) == known.end()) known.emplace_back(always);
+    DllName name(always);
+    if (std::find(known.begin(), known.end(), name) == known.end()) known.push_back(std::move(name));
   }
   return known;
 }
 
 namespace {
-// Taken from a clean Windows 11 23H2 System32, limited to the DLLs that
+// Taken from a clean Windows 11 23H2 System32 (written as DllName keys: compile-time text, compared with
+// DllName::key()), limited to the DLLs that
 // programs commonly import directly.
 constexpr std::array<std::string_view, 104> kStockDlls = {
     "advapi32.dll",    "apphelp.dll",
@@ -91,10 +94,10 @@ constexpr std::array<std::string_view, 104> kStockDlls = {
 };
 }  // namespace
 
-bool is_stock_system_dll(std::string_view lower_name) {
+bool is_stock_system_dll(const DllName& name) {
   // A host of the stock API set schema ships with that Windows: kernel.appcore.dll, sechost.dll, ...
-  return std::find(kStockDlls.begin(), kStockDlls.end(), lower_name) != kStockDlls.end() ||
-         ApiSetSchema::is_builtin_host(lower_name);
+  return std::find(kStockDlls.begin(), kStockDlls.end(), name.key()) != kStockDlls.end() ||
+         ApiSetSchema::is_builtin_host(name);
 }
 
 }  // namespace dlldoctor::env

@@ -71,7 +71,7 @@ class Builder {
   void link(std::size_t from, std::size_t to, LoadKind kind);
   // One more request for a module already in the closure.
   void note_request(std::size_t index, const std::string& needed_by, std::optional<std::size_t> parent, LoadKind kind);
-  std::size_t add_module(std::string_view name, const std::string& key, LoadKind kind, int depth,
+  std::size_t add_module(std::string_view name, const DllName& key, LoadKind kind, int depth,
                          const std::string& needed_by, std::optional<std::size_t> parent,
                          resolve::Resolution resolution);
 
@@ -80,7 +80,7 @@ class Builder {
   env::FileSystem& files_;
   const env::Environment& environment_;
   Closure& closure_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<DllName, std::size_t> index_;
   std::vector<std::vector<Edge>> edges_;
   std::map<const pe::Image*, ExportIndex> export_indexes_;
   std::size_t late_cursor_ = 0;
@@ -96,7 +96,7 @@ void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
 
 std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchContext& context,
                              const std::string& needed_by, int depth, std::optional<std::size_t> parent) {
-  const std::string key = resolve::normalize_dll_name(resolve::has_path(name) ? base_name(name) : std::string(name));
+  const DllName key(resolve::has_path(name) ? base_name(name) : std::string(name));
   auto existing = index_.find(key);
   std::size_t index = 0;
   bool first_of_name = true;  // the module later requests by this base name get
@@ -150,7 +150,7 @@ void Builder::note_request(std::size_t index, const std::string& needed_by, std:
   if (parent) link(*parent, index, kind);
 }
 
-std::size_t Builder::add_module(std::string_view name, const std::string& key, LoadKind kind, int depth,
+std::size_t Builder::add_module(std::string_view name, const DllName& key, LoadKind kind, int depth,
                                 const std::string& needed_by, std::optional<std::size_t> parent,
                                 resolve::Resolution resolution) {
   Module module;
@@ -196,7 +196,7 @@ std::optional<std::string> Builder::find_export(std::size_t module, const Export
                                                 const SearchContext& context, int depth) {
   // An API set name forwards to its host.
   while (closure_.modules[module].resolution.api_set_host) {
-    auto host = index_.find(resolve::normalize_dll_name(*closure_.modules[module].resolution.api_set_host));
+    auto host = index_.find(DllName(*closure_.modules[module].resolution.api_set_host));
     if (host == index_.end()) return std::nullopt;
     module = host->second;
   }
@@ -254,7 +254,7 @@ Result<bool> Builder::add_program(const ClosureRequest& request) {
   auto found = process.app_dir.exists ? files_.find_file(process.app_dir.host, program_name) : std::nullopt;
   Module root;
   root.name = program_name;
-  root.key = resolve::normalize_dll_name(program_name);
+  root.key = DllName(program_name);
   root.is_root = true;
   root.resolution.requested = request.program;
   root.resolution.found_by = resolve::SearchStep::Root;
@@ -326,7 +326,7 @@ void Builder::add_load(const LoadCall& call) {
         env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
   }
   const std::string label = fmt::format("LoadLibraryExW(\"{}\", 0x{:x})", call.name, call.flags);
-  const std::string key = resolve::normalize_dll_name(resolve::has_path(call.name) ? base_name(call.name) : call.name);
+  const DllName key(resolve::has_path(call.name) ? base_name(call.name) : call.name);
   auto existing = index_.find(key);
   const bool was_loaded =
       existing != index_.end() && closure_.modules[existing->second].resolution.failure == Failure::None;
@@ -363,8 +363,8 @@ void Builder::expand_late_loads() {
     const rules::Family* family = rules_.family_of(closure_.modules[index].key);
     if (family &&
         std::find(family->main.begin(), family->main.end(), closure_.modules[index].key) != family->main.end()) {
-      for (const std::string& sibling : family->runtime_loads) {
-        request(sibling, LoadKind::Runtime, {}, name, depth + 1, index);
+      for (const DllName& sibling : family->runtime_loads) {
+        request(sibling.key(), LoadKind::Runtime, {}, name, depth + 1, index);
       }
     }
   }

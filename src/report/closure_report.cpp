@@ -189,7 +189,7 @@ Json closure_to_json(const ReportInput& input) {
       {"cwd", folder_json(environment.cwd)},
       {"path", std::move(path)},
       {"safe_dll_search_mode", environment.safe_dll_search_mode},
-      {"known_dlls", {{"source", environment.known_dlls_source}, {"names", environment.known_dlls}}},
+      {"known_dlls", {{"source", environment.known_dlls_source}, {"names", dll_keys(environment.known_dlls)}}},
       {"api_sets", {{"source", environment.api_sets.source()}, {"count", environment.api_sets.size()}}},
       {"dll_directory", request.settings.dll_directory ? folder_json(*request.settings.dll_directory) : Json(nullptr)},
       {"user_dirs", std::move(user_dirs)},

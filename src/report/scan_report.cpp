@@ -53,7 +53,7 @@ Summary summarize(const ScanInput& input) {
   for (std::size_t i = 0; i < files.size();) {
     Summary::Group group;
     group.key = files[i].key;
-    group.family = input.rules->family_of(group.key);
+    group.family = input.rules->family_of(DllName::of_file(group.key));
     for (; i < files.size() && files[i].key == group.key; ++i) {
       group.copies.push_back(&files[i]);
       if (files[i].file_version) group.versions.insert(files[i].file_version->to_string());
@@ -85,7 +85,7 @@ Summary summarize(const ScanInput& input) {
     Summary::FamilyVersions versions{&family, {}};
     for (const auto& group : summary.groups) {
       if (group.family != &family) continue;
-      if (std::find(family.main.begin(), family.main.end(), group.key) == family.main.end()) continue;
+      if (std::find(family.main.begin(), family.main.end(), DllName::of_file(group.key)) == family.main.end()) continue;
       for (const auto* copy : group.copies) {
         if (!copy->backup && copy->file_version) versions.versions.insert(copy->file_version->to_string());
       }
@@ -96,7 +96,7 @@ Summary summarize(const ScanInput& input) {
   // Folders that mix generations of a kind (cuDNN 8 and 9), or releases of one family.
   std::map<std::string, std::map<const rules::Family*, std::set<std::string>>> by_folder;
   for (const auto& file : files) {
-    const rules::Family* family = input.rules->family_of(file.key);
+    const rules::Family* family = input.rules->family_of(DllName::of_file(file.key));
     if (!family || file.backup || !file.error.empty()) continue;
     by_folder[folder_of(file.path)][family].insert(version_text(file));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/pe/reader.hpp"
@@ -73,17 +74,6 @@ bool machine_fits(std::uint16_t process, std::uint16_t dll) {
 }
 
 bool has_path(std::string_view name) { return name.find_first_of("\\/") != std::string_view::npos; }
-
-std::string normalize_dll_name(std::string_view name) {
-  std::string key = ascii_lower(name);
-  // LoadLibrary appends ".dll" to a name without an extension; a trailing dot means "no extension".
-  if (!key.empty() && key.back() == '.') {
-    key.pop_back();
-  } else if (key.find('.') == std::string::npos) {
-    key += ".dll";
-  }
-  return key;
-}
 
 const env::FolderRef& Resolver::system_folder(std::uint16_t process_machine) const {
   // A 32-bit process on 64-bit Windows sees SysWOW64 as System32 (WOW64 file system redirection).
@@ -216,7 +206,7 @@ void Resolver::resolve_path(std::string_view name, const ProcessState& process, 
   resolution.searched.push_back({SearchStep::Explicit, folder});
   if (folder.exists) {
     if (auto found = files_.find_file(folder.host, file)) {
-      auto loaded = process.loaded.find(normalize_dll_name(file));
+      auto loaded = process.loaded.find(DllName(file));
       if (loaded != process.loaded.end() && loaded->second == *found) {
         resolution.found_by = SearchStep::Loaded;
         resolution.path = *found;
@@ -240,7 +230,8 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     resolve_path(name, process, resolution);
     return resolution;
   }
-  const std::string key = normalize_dll_name(name);
+  const DllName name_key(name);
+  const std::string& key = name_key.key();
 
   if (env::ApiSetSchema::is_api_set_name(key)) {
     resolution.found_by = SearchStep::ApiSet;
@@ -269,13 +260,13 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     candidate.assumed = true;
     candidate.windows_path = *system_folder(process.machine).windows + "\\" + key;
     candidate.machine = process.machine;
-    env::assumes_system_dll(environment_, key, process.machine == pe::machine::kI386, &candidate.file_version);
+    env::assumes_system_dll(environment_, name_key, process.machine == pe::machine::kI386, &candidate.file_version);
     resolution.candidates.push_back(std::move(candidate));
     images.emplace_back();
   };
 
-  const bool known =
-      std::find(environment_.known_dlls.begin(), environment_.known_dlls.end(), key) != environment_.known_dlls.end();
+  const bool known = std::find(environment_.known_dlls.begin(), environment_.known_dlls.end(), name_key) !=
+                     environment_.known_dlls.end();
   const env::FolderRef& system32 = system_folder(process.machine);
   const bool wow64 = process.machine == pe::machine::kI386;
 
@@ -292,7 +283,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
       }
     }
   }
-  auto loaded = process.loaded.find(key);
+  auto loaded = process.loaded.find(name_key);
   // A system DLL that is not on this disk (no --sysroot, or a partial copy) is taken as present.
   auto system_copy = [&]() -> std::optional<std::string> {
     return system32.exists ? files_.find_file(system32.host, key) : std::nullopt;
@@ -308,7 +299,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     if (auto found = system_copy()) {
       add(SearchStep::KnownDll, *found);
       decided = resolution.candidates.size() - 1;
-    } else if (environment_.assume_system_dlls && env::assumes_system_dll(environment_, key, wow64)) {
+    } else if (environment_.assume_system_dlls && env::assumes_system_dll(environment_, name_key, wow64)) {
       // A KnownDLLs name that is no stock Windows DLL (--known-dlls msvcp140) is not taken on trust: as a
       // KnownDLLs entry with no file in System32, the loader goes on with the search.
       add_assumed(SearchStep::KnownDll);
@@ -319,7 +310,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   for (const SearchFolder& folder : search_order(process, context)) {
     resolution.searched.push_back(folder);
     if (folder.step == SearchStep::System32 && environment_.assume_system_dlls &&
-        env::assumes_system_dll(environment_, key, wow64) && !decided && !system_copy()) {
+        env::assumes_system_dll(environment_, name_key, wow64) && !decided && !system_copy()) {
       add_assumed(SearchStep::System32);
       continue;
     }

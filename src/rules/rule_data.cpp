@@ -53,8 +53,9 @@ class TableReader {
     return *value;
   }
 
-  Result<std::vector<std::string>> texts(std::string_view key, bool required, bool lower) const {
-    std::vector<std::string> out;
+  template <typename Item = std::string>
+  Result<std::vector<Item>> texts(std::string_view key, bool required) const {
+    std::vector<Item> out;
     const toml::node* node = table_.get(key);
     if (!node) {
       if (required) return Error{fmt::format("{}: '{}' is missing", at(), key)};
@@ -65,7 +66,7 @@ class TableReader {
     for (const toml::node& item : *array) {
       auto value = item.value<std::string>();
       if (!value) return Error{fmt::format("{}: '{}' must hold strings", where(file_, item.source()), key)};
-      out.push_back(lower ? ascii_lower(*value) : *value);
+      out.emplace_back(*value);
     }
     return out;
   }
@@ -128,10 +129,10 @@ Result<Family> read_family(const TableReader& in) {
   assign(in.text("name"), family.name, error);
   assign(in.text("kind"), family.kind, error);
   assign(in.text("generation"), family.generation, error);
-  assign(in.texts("main", true, true), family.main, error);
-  assign(in.texts("members", true, true), family.members, error);
-  assign(in.texts("runtime_loads", false, true), family.runtime_loads, error);
-  assign(in.texts("install_places", false, false), family.install_places, error);
+  assign(in.texts<DllName>("main", true), family.main, error);
+  assign(in.texts<DllName>("members", true), family.members, error);
+  assign(in.texts<DllName>("runtime_loads", false), family.runtime_loads, error);
+  assign(in.texts("install_places", false), family.install_places, error);
   assign(in.text("install", std::string()), family.install, error);
   assign(in.flag("same_version", false), family.same_version, error);
   assign(in.text("version_format", std::string("plain")), family.version_format, error);
@@ -147,7 +148,7 @@ Result<Family> read_family(const TableReader& in) {
   }
   for (const auto& dll : family.main) {
     if (std::find(family.members.begin(), family.members.end(), dll) == family.members.end()) {
-      return Error{fmt::format("{}: {} is not among the family's members", family.source, dll)};
+      return Error{fmt::format("{}: {} is not among the family's members", family.source, dll.key())};
     }
   }
   return family;
@@ -297,23 +298,23 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
 
 // What must hold across files: unique ids, one family per DLL name, findings naming known modes.
 Result<bool> validate(RuleData& data) {
-  std::map<std::string, std::string> family_of_dll;
+  std::map<DllName, std::string> family_of_dll;
   std::map<std::string, std::string> family_ids;
   for (const Family& family : data.families) {
     if (!family_ids.emplace(family.id, family.source).second) {
       return Error{fmt::format("{}: family '{}' is defined twice (also at {})", family.source, family.id,
                                family_ids[family.id])};
     }
-    for (const std::string& dll : family.members) {
+    for (const DllName& dll : family.members) {
       auto [it, added] = family_of_dll.emplace(dll, family.id);
       if (!added)
-        return Error{fmt::format("{}: {} is already a member of family '{}'", family.source, dll, it->second)};
+        return Error{fmt::format("{}: {} is already a member of family '{}'", family.source, dll.key(), it->second)};
     }
   }
   for (const Family& family : data.families) {
-    for (const std::string& dll : family.runtime_loads) {
+    for (const DllName& dll : family.runtime_loads) {
       if (!family_of_dll.count(dll)) {
-        return Error{fmt::format("{}: runtime load {} is not a member of any family", family.source, dll)};
+        return Error{fmt::format("{}: runtime load {} is not a member of any family", family.source, dll.key())};
       }
     }
   }
@@ -336,9 +337,9 @@ Result<bool> validate(RuleData& data) {
 
 }  // namespace
 
-const Family* RuleData::family_of(const std::string& lower_name) const {
+const Family* RuleData::family_of(const DllName& dll) const {
   for (const Family& family : families) {
-    if (std::find(family.members.begin(), family.members.end(), lower_name) != family.members.end()) return &family;
+    if (std::find(family.members.begin(), family.members.end(), dll) != family.members.end()) return &family;
   }
   return nullptr;
 }

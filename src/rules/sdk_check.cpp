@@ -82,7 +82,7 @@ std::optional<int> parse_int(std::string_view text) {
 
 // "cudnn64_9.dll" -> 9: the major version a dispatcher name carries.
 std::optional<int> dispatcher_major(const std::string& dll) {
-  const std::string key = ascii_lower(dll);
+  const std::string key = DllName(dll).key();
   constexpr std::string_view kPrefix = "cudnn64_";
   constexpr std::string_view kSuffix = ".dll";
   if (key.size() <= kPrefix.size() + kSuffix.size() || key.compare(0, kPrefix.size(), kPrefix) != 0 ||
@@ -281,13 +281,13 @@ class SdkChecker {
       report_.dlls.push_back(std::move(dll));
     }
     std::sort(report_.dlls.begin(), report_.dlls.end(),
-              [](const SdkDll& a, const SdkDll& b) { return DllName(a.name) < DllName(b.name); });
+              [](const SdkDll& a, const SdkDll& b) { return DllName::of_file(a.name) < DllName::of_file(b.name); });
   }
 
   const SdkDll* dll_in_bin(const std::string& name) const {
     const DllName key(name);
     for (const SdkDll& dll : report_.dlls) {
-      if (DllName(dll.name) == key) return &dll;
+      if (DllName::of_file(dll.name) == key) return &dll;
     }
     return nullptr;
   }
@@ -420,7 +420,7 @@ class SdkChecker {
       const SdkDll* dispatcher = nullptr;
       for (const SdkDll& dll : report_.dlls) {
         if (dispatcher_major(dll.name) && dll.file_version &&
-            (!dispatcher || DllName(dll.name) == DllName(library_dll))) {
+            (!dispatcher || DllName::of_file(dll.name) == DllName(library_dll))) {
           dispatcher = &dll;
         }
       }

@@ -8,6 +8,7 @@
 #include <vector>
 
 using dlldoctor::BoundedReader;
+using dlldoctor::DllName;
 using dlldoctor::env::ApiSetSchema;
 
 namespace {
@@ -162,10 +163,10 @@ TEST_CASE("the built-in table knows the API sets onnxruntime and DirectML import
   CHECK(schema.resolve("api-ms-win-core-featurestaging-l1-1-1.dll") == "shcore.dll");
   CHECK(schema.resolve("ext-ms-win-dxcore-l1-1-0.dll") == "dxcore.dll");
   // The hosts are stock System32 DLLs, so without --sysroot they are assumed present.
-  CHECK(ApiSetSchema::is_builtin_host("kernel.appcore.dll"));
-  CHECK(ApiSetSchema::is_builtin_host("sechost.dll"));
-  CHECK_FALSE(ApiSetSchema::is_builtin_host("cudnn64_9.dll"));
-  CHECK_FALSE(ApiSetSchema::is_builtin_host(""));
+  CHECK(ApiSetSchema::is_builtin_host(DllName("kernel.appcore.dll")));
+  CHECK(ApiSetSchema::is_builtin_host(DllName("sechost.dll")));
+  CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName("cudnn64_9.dll")));
+  CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName("")));
 }
 
 // A sample across the families of Wine 8.0's schema; tests/env checks every entry against the file.

@@ -131,6 +131,9 @@ constexpr NotRun kNotRun[] = {
     {"known_dlls_flag",
      "--known-dlls sets the KnownDLLs list; Wine's KnownDLLs are its builtins and cannot be set per run "
      "(DOMAIN.md §7)"},
+    {"known_dlls_snapshot_names_without_extension",
+     "--env replays a snapshot's KnownDLLs list; Wine's KnownDLLs are its builtins and cannot be set per run "
+     "(DOMAIN.md §7)"},
     {"wrong_machine_first_fails",
      "the documented policy (fail with 193); Wine skips wrong-machine files (DOMAIN.md §7), so the same tree is "
      "compared as wrong_machine_first_skipped"},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlldoctor/core/bounded_reader.hpp"
+#include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
 
 namespace dlldoctor::env {
@@ -44,7 +45,7 @@ class ApiSetSchema {
   static bool is_api_set_name(std::string_view name);
 
   // A DLL the built-in table names as a host: part of every stock Windows 10/11 x64 System32.
-  static bool is_builtin_host(std::string_view lower_name);
+  static bool is_builtin_host(const DllName& name);
 
   const std::string& source() const { return source_; }
   bool is_builtin() const { return builtin_; }
@@ -52,8 +53,8 @@ class ApiSetSchema {
 
  private:
   struct Entry {
-    std::string host;                                // empty: no host
-    std::map<std::string, std::string> by_importer;  // lower-case importer name -> host
+    std::string host;                            // the host's DllName key; empty: no host
+    std::map<DllName, std::string> by_importer;  // importer -> host (its key)
   };
 
   // The host listed for `name`: nullopt when the schema does not list it, "" when it lists it without one.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/env/api_set.hpp"
 #include "dlldoctor/env/file_system.hpp"
@@ -44,8 +45,8 @@ struct Environment {
   FolderRef cwd;
   std::vector<PathEntry> path;
   bool safe_dll_search_mode = true;
-  std::vector<std::string> known_dlls;  // lower-case
-  std::string known_dlls_source;        // "built-in", "registry: <hive>", "--known-dlls"
+  std::vector<DllName> known_dlls;  // in the order given
+  std::string known_dlls_source;    // "built-in", "registry: <hive>", "--known-dlls"
   ApiSetSchema api_sets = ApiSetSchema::builtin();
   // No Windows system to look at: stock Windows DLLs are taken as present in System32 and marked
   // "assumed" (env/system_names.hpp).
@@ -55,17 +56,17 @@ struct Environment {
   std::optional<std::string> machine_path;
   std::optional<std::string> user_path;
   std::vector<std::string> notes;  // assumptions made and problems met while building this value
-  // A snapshot replayed without --sysroot: the DLLs its System32 and SysWOW64 held (lower-case name ->
-  // file version). They stand in for the disk: with assume_system_dlls, these names instead of the
+  // A snapshot replayed without --sysroot: the DLLs its System32 and SysWOW64 held (name -> file
+  // version). They stand in for the disk: with assume_system_dlls, these names instead of the
   // built-in stock list are assumed present in the system folder (DECISIONS.md, "Snapshots").
-  std::optional<std::map<std::string, std::optional<pe::Version>>> system32_dlls;
-  std::optional<std::map<std::string, std::optional<pe::Version>>> syswow64_dlls;
+  std::optional<std::map<DllName, std::optional<pe::Version>>> system32_dlls;
+  std::optional<std::map<DllName, std::optional<pe::Version>>> syswow64_dlls;
 };
 
-// Whether `lower_name` is taken as present in the system folder without being on this disk (only with
+// Whether `name` is taken as present in the system folder without being on this disk (only with
 // assume_system_dlls): listed by the snapshot, or else a stock Windows DLL. `version` gets the snapshot's
 // file version when it has one.
-bool assumes_system_dll(const Environment& environment, std::string_view lower_name, bool wow64,
+bool assumes_system_dll(const Environment& environment, const DllName& name, bool wow64,
                         std::optional<pe::Version>* version = nullptr);
 
 // Appends the entries of a ;-separated PATH value, each resolved like --path (empty = current folder,

@@ -53,7 +53,9 @@ class HostFileSystem final : public FileSystem {
   struct Listing {
     bool exists = false;
     bool readable = true;
-    std::map<std::string, Entry> by_key;  // lower-cased name -> entry
+    // Lower-cased name -> entry. Plain ascii_lower, not DllName: these are the file and folder names of a
+    // listing (app.exe.local, NTUSER.DAT, a file "foo" without extension), never given ".dll".
+    std::map<std::string, Entry> by_key;
   };
   const Listing& list(const std::string& folder);
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/pe/image.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
@@ -35,8 +36,8 @@ struct Inventory {
 };
 
 struct InventoryRequest {
-  std::set<std::string> wanted;       // lower-case names to look for off the search path
-  std::set<std::string> interesting;  // lower-case names to list in the searched folders
+  std::set<DllName> wanted;       // names to look for off the search path
+  std::set<DllName> interesting;  // names to list in the searched folders
   std::vector<FolderRef> search_folders;
   std::vector<std::string> look_in;  // host folders, searched recursively
   // Folders searched alone (not recursively), each with the source its copies are reported under: the

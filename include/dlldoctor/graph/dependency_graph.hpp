@@ -24,7 +24,7 @@ struct MissingExport {
 
 struct Module {
   std::string name;  // as first requested
-  std::string key;   // lower case
+  DllName key;       // the loader's name of it (for a path, of its base name)
   resolve::Resolution resolution;
   LoadKind load = LoadKind::Static;
   std::vector<std::string> needed_by;  // names of the modules (or requests) that asked for it

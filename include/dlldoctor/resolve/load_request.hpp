@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/env/environment.hpp"
 
@@ -44,7 +45,7 @@ struct ProcessState {
   std::string exe_name;           // for app.exe.local
   bool exe_has_manifest = false;  // DLL redirection is ignored for programs with a manifest
   ProcessSettings settings;
-  std::map<std::string, std::string> loaded;  // lower-case base name -> host path
+  std::map<DllName, std::string> loaded;  // base name -> host path ("" for an assumed system DLL)
 };
 
 // One search: the flags of the LoadLibraryEx call (0 for imports at start-up) and, for a DLL named by

@@ -96,9 +96,6 @@ class Resolver {
 // more than one.)
 bool machine_fits(std::uint16_t process_machine, std::uint16_t dll_machine);
 
-// Names as the loader compares them: lower case, ".dll" appended when there is no extension.
-std::string normalize_dll_name(std::string_view name);
-
 // True when the name holds a folder part (LoadLibrary then does no search).
 bool has_path(std::string_view name);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/rules/finding.hpp"
 
@@ -16,9 +17,9 @@ struct Family {
   std::string name;                         // "cuDNN 9"
   std::string kind;                         // "cudnn", "cuda", "msvc", "zlib", "driver"
   std::string generation;                   // "9", "12": the major version that names the DLLs
-  std::vector<std::string> main;            // lower-case DLL names whose presence brings the family in
-  std::vector<std::string> members;         // every lower-case DLL name of the family (main included)
-  std::vector<std::string> runtime_loads;   // loaded by bare name at run time by a main DLL (any family's)
+  std::vector<DllName> main;                // DLLs whose presence brings the family in
+  std::vector<DllName> members;             // every DLL of the family (main included)
+  std::vector<DllName> runtime_loads;       // loaded by bare name at run time by a main DLL (any family's)
   std::vector<std::string> install_places;  // Windows folder patterns ('*' = one name) to look for copies
   std::string install;                      // the command (or hint) that installs it
   bool same_version = false;                // all members must carry one file version
@@ -56,7 +57,7 @@ struct RuleData {
   std::vector<DriverMinimum> driver_minimums;  // ascending by CUDA version
   std::vector<std::string> files;              // the rule files read, in order
 
-  const Family* family_of(const std::string& lower_name) const;
+  const Family* family_of(const DllName& dll) const;
   const Family* family(const std::string& id) const;
   const FailureMode* failure_mode(const std::string& id) const;
   const FindingRule* finding(const std::string& id) const;

@@ -33,6 +33,9 @@ inline Json candidate_json(const resolve::Candidate& c) {
               {"verdict", std::string(resolve::verdict_name(c.verdict))}};
 }
 
+// Whether a file found on disk is a copy of the DLL `name` (a copy's name is a file name: DllName::of_file).
+inline bool is_copy_of(const env::DllCopy& copy, const DllName& name) { return DllName::of_file(copy.name) == name; }
+
 inline std::string shown(const resolve::Candidate& c) { return display_path(c.windows_path, c.path); }
 inline std::string shown(const env::DllCopy& c) { return display_path(c.windows_path, c.path); }
 inline std::string shown(const env::FolderRef& f) { return f.windows ? *f.windows : f.host; }

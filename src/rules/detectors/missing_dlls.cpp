@@ -26,7 +26,7 @@ bool fits(const RuleInput& input, const env::DllCopy& copy) {
   return !copy.machine || resolve::machine_fits(input.closure.process_machine, *copy.machine);
 }
 
-bool is_main(const Family& family, const std::string& key) {
+bool is_main(const Family& family, const DllName& key) {
   return std::find(family.main.begin(), family.main.end(), key) != family.main.end();
 }
 
@@ -41,7 +41,7 @@ bool python_path_only(Context& c) {
     for (const env::FolderContents& folder : c.input.inventory.search_folders) {
       if (folder.folder.host != entry.folder.host) continue;
       for (const env::DllCopy& copy : folder.dlls) {
-        if (ascii_lower(copy.name) != c.module.key || !fits(c.input, copy)) continue;
+        if (!detail::is_copy_of(copy, c.module.key) || !fits(c.input, copy)) continue;
         c.evidence["path_copy"] = detail::copy_json(copy);
         c.sink.emit("python-path-only", "default", c.module.name,
                     {{"dll", c.module.name},
@@ -56,10 +56,10 @@ bool python_path_only(Context& c) {
 }
 
 // All copies of `names` the inventory knows of, on the search path or off it.
-std::vector<const env::DllCopy*> installed(const RuleInput& input, const std::vector<std::string>& names) {
+std::vector<const env::DllCopy*> installed(const RuleInput& input, const std::vector<DllName>& names) {
   std::vector<const env::DllCopy*> out;
   auto wanted = [&](const env::DllCopy& copy) {
-    return std::find(names.begin(), names.end(), ascii_lower(copy.name)) != names.end();
+    return std::find(names.begin(), names.end(), DllName::of_file(copy.name)) != names.end();
   };
   for (const auto& copy : input.inventory.copies) {
     if (wanted(copy)) out.push_back(&copy);
@@ -278,7 +278,8 @@ void missing_api_set(Context& c) {
   const std::string described = schema.is_builtin() ? "the built-in table of Windows 10/11 x64" : schema.source();
   c.evidence["api_set_schema"] = schema.source();
   std::string variant = "api_set_no_host";
-  if (!schema.lists(c.module.key)) variant = c.module.key.rfind("api-ms-win-crt-", 0) == 0 ? "api_set_ucrt" : "api_set";
+  if (!schema.lists(c.module.key.key()))
+    variant = c.module.key.key().rfind("api-ms-win-crt-", 0) == 0 ? "api_set_ucrt" : "api_set";
   c.sink.emit("not-installed", variant, c.module.name,
               {{"dll", c.module.name}, {"needed_by", detail::first_needed_by(c.module)}, {"schema", described}},
               c.evidence, c.severity);
@@ -296,7 +297,7 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
     // A delay-loaded DLL fails only when first called, and maybe never.
     if (module.load == graph::LoadKind::Delay) c.severity = Severity::Warning;
     for (const env::DllCopy& copy : input.inventory.copies) {
-      if (ascii_lower(copy.name) == module.key && fits(input, copy)) c.copies.push_back(&copy);
+      if (detail::is_copy_of(copy, module.key) && fits(input, copy)) c.copies.push_back(&copy);
     }
     Json searched = Json::array();
     for (const auto& s : module.resolution.searched) {

@@ -25,7 +25,7 @@ bool forwarded_to_failed_module(const RuleInput& input, const graph::Module& mod
   for (const pe::ExportItem& item : module.resolution.image->exports->items) {
     if (!is_wanted(item, m) || !item.forwarder) continue;
     if (!item.forwarder->resolvable()) return false;
-    const std::string target = ascii_lower(item.forwarder->dll);
+    const DllName target(item.forwarder->dll);
     return std::any_of(input.closure.modules.begin(), input.closure.modules.end(), [&](const graph::Module& other) {
       return other.key == target && other.resolution.failure != resolve::Failure::None;
     });

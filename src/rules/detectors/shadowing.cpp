@@ -95,8 +95,9 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
 
 // "cudnn*64_8.dll" for cuDNN 8: the common start and end of the family's names.
 std::string name_pattern(const Family& family) {
-  std::string prefix = family.members.front(), suffix = family.members.front();
-  for (const std::string& name : family.members) {
+  std::string prefix = family.members.front().key(), suffix = family.members.front().key();
+  for (const DllName& member : family.members) {
+    const std::string& name = member.key();
     std::size_t p = 0;
     while (p < prefix.size() && p < name.size() && prefix[p] == name[p]) ++p;
     prefix.resize(p);
@@ -117,7 +118,7 @@ void mixed_generations(const RuleInput& input, FindingSink& sink) {
   for (const env::FolderContents& folder : input.inventory.search_folders) {
     std::map<std::string, std::set<const Family*>> by_kind;
     for (const env::DllCopy& dll : folder.dlls) {
-      if (const Family* family = input.rules.family_of(ascii_lower(dll.name))) {
+      if (const Family* family = input.rules.family_of(DllName::of_file(dll.name))) {
         if (family->kind == "cudnn") by_kind[family->kind].insert(family);
       }
     }
@@ -132,7 +133,7 @@ void mixed_generations(const RuleInput& input, FindingSink& sink) {
       const std::string shown_folder = detail::shown(folder.folder);
       detail::Json dlls = detail::Json::array();
       for (const env::DllCopy& dll : folder.dlls) dlls.push_back(detail::copy_json(dll));
-      sink.emit("mixed-generations-folder", "default", older.main.front(),
+      sink.emit("mixed-generations-folder", "default", older.main.front().key(),
                 {{"folder", shown_folder},
                  {"families", names},
                  {"moved_folder", sibling_folder(shown_folder, older.id)},

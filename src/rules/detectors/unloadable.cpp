@@ -10,7 +10,7 @@ namespace dlldoctor::rules {
 // in an install place, ...).
 bool usable_copy_elsewhere(const RuleInput& input, const graph::Module& module) {
   for (const env::DllCopy& copy : input.inventory.copies) {
-    if (ascii_lower(copy.name) == module.key && copy.machine &&
+    if (detail::is_copy_of(copy, module.key) && copy.machine &&
         resolve::machine_fits(input.closure.process_machine, *copy.machine)) {
       return true;
     }

@@ -57,7 +57,7 @@ void driver(const RuleInput& input, FindingSink& sink) {
   if (!minimum) return;
   const std::string cuda_text = fmt::format("{}.{}", cuda->major, cuda->minor);
   const auto nvcuda = std::find_if(input.closure.modules.begin(), input.closure.modules.end(),
-                                   [](const graph::Module& m) { return m.key == "nvcuda.dll"; });
+                                   [](const graph::Module& m) { return m.key == DllName("nvcuda.dll"); });
   if (nvcuda == input.closure.modules.end() || !nvcuda->resolution.image || !nvcuda->resolution.image->file_version) {
     if (input.environment.assume_system_dlls) {
       const std::string why =
