@@ -47,12 +47,15 @@ constexpr int kMaxForwarderDepth = 16;
 
 class Builder {
  public:
-  Builder(resolve::Resolver& resolver, const rules::RuleData& rules, env::FileSystem& files,
+  Builder(resolve::Resolver& resolver, const LoadKnowledge& knowledge, env::FileSystem& files,
           const env::Environment& environment, Closure& closure)
-      : resolver_(resolver), rules_(rules), files_(files), environment_(environment), closure_(closure) {}
+      : resolver_(resolver), knowledge_(knowledge), files_(files), environment_(environment), closure_(closure) {}
 
   Result<bool> add_program(const ClosureRequest& request);
   void add_load(const LoadCall& call);
+  // The call again after its 126, as LoadLibraryW with the PATH the call's retry names; its modules
+  // that were not found are looked for again.
+  void retry_load(const LoadCall& call, std::size_t root, const std::string& label);
   void add_preload(const std::string& path);
   void expand_late_loads();
   Outcome outcome_from(std::size_t root, std::string request) const;
@@ -76,7 +79,7 @@ class Builder {
                          resolve::Resolution resolution);
 
   resolve::Resolver& resolver_;
-  const rules::RuleData& rules_;
+  const LoadKnowledge& knowledge_;
   env::FileSystem& files_;
   const env::Environment& environment_;
   Closure& closure_;
@@ -159,7 +162,8 @@ std::size_t Builder::add_module(std::string_view name, const DllName& key, LoadK
   module.load = kind;
   module.depth = depth;
   module.needed_by.push_back(needed_by);
-  if (const rules::Family* family = rules_.family_of(key)) module.family = family->id;
+  if (auto family = knowledge_.family_of.find(key); family != knowledge_.family_of.end())
+    module.family = family->second;
   module.resolution = std::move(resolution);
   closure_.modules.push_back(std::move(module));
   edges_.emplace_back();
@@ -318,6 +322,8 @@ void Builder::add_preload(const std::string& path) {
 }
 
 void Builder::add_load(const LoadCall& call) {
+  auto& user_dirs = closure_.process.settings.user_dirs;
+  user_dirs.insert(user_dirs.end(), call.add_dll_directories.begin(), call.add_dll_directories.end());
   SearchContext context;
   context.flags = call.flags;
   if (resolve::has_path(call.name)) {
@@ -325,7 +331,9 @@ void Builder::add_load(const LoadCall& call) {
     context.dll_load_dir =
         env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
   }
-  const std::string label = fmt::format("LoadLibraryExW(\"{}\", 0x{:x})", call.name, call.flags);
+  const std::string label =
+      fmt::format("{}LoadLibraryExW(\"{}\", 0x{:x})", call.origin.empty() ? std::string() : call.origin + ": ",
+                  call.name, call.flags);
   const DllName key(resolve::has_path(call.name) ? base_name(call.name) : call.name);
   auto existing = index_.find(key);
   const bool was_loaded =
@@ -342,12 +350,51 @@ void Builder::add_load(const LoadCall& call) {
   } else if (resolution.failure != Failure::NotFound) {
     outcome.found_by = resolution.found_by;
   }
+  const bool retry = !outcome.ok && outcome.error == 126 && !call.retry_with_path.empty();
   closure_.loads.push_back(std::move(outcome));
+  if (retry) retry_load(call, root, label);
+}
+
+void Builder::retry_load(const LoadCall& call, std::size_t root, const std::string& label) {
+  auto& prepended = closure_.process.settings.path_prepended;
+  for (const env::FolderRef& folder : call.retry_with_path) {
+    if (std::none_of(prepended.begin(), prepended.end(),
+                     [&](const env::FolderRef& f) { return f.host == folder.host; }))
+      prepended.push_back(folder);
+  }
+  // The failed call loaded nothing, so the modules it did not find are looked for again in the
+  // standard order (the loader's rollback of what it had found is not modelled: those stay as found).
+  std::vector<std::size_t> missing;
+  std::set<std::size_t> seen;
+  std::vector<std::size_t> stack{root};
+  while (!stack.empty()) {
+    const std::size_t index = stack.back();
+    stack.pop_back();
+    if (!seen.insert(index).second) continue;
+    if (closure_.modules[index].resolution.failure == Failure::NotFound) missing.push_back(index);
+    for (const Edge& edge : edges_[index]) {
+      if (edge.kind != LoadKind::Delay && edge.kind != LoadKind::Runtime) stack.push_back(edge.to);
+    }
+  }
+  const std::string retry_label = fmt::format("LoadLibraryW(\"{}\") after {} failed with 126", call.name, label);
+  for (std::size_t index : missing) {
+    // Copies: request() grows closure_.modules.
+    const std::string name = closure_.modules[index].name;
+    const std::string needed_by = closure_.modules[index].needed_by.front();
+    request(name, closure_.modules[index].load, {}, needed_by, closure_.modules[index].depth, std::nullopt);
+  }
+  Outcome outcome = outcome_from(root, retry_label);
+  outcome.module = closure_.modules[root].name;
+  outcome.module_index = root;
+  if (closure_.modules[root].resolution.failure != Failure::NotFound)
+    outcome.found_by = closure_.modules[root].resolution.found_by;
+  closure_.loads.back() = std::move(outcome);
 }
 
 void Builder::expand_late_loads() {
   // Delay imports load when first called and runtime siblings when their family's main DLL first needs
-  // them: both after start-up, through a plain LoadLibrary in the process's standard order.
+  // them: after the request's own loads (a recipe that loads a whole folder has loaded the siblings by
+  // full path before cuDNN looks for them by name), through a plain LoadLibrary in the standard order.
   for (; late_cursor_ < closure_.modules.size(); ++late_cursor_) {
     const std::size_t index = late_cursor_;
     if (closure_.modules[index].resolution.failure != Failure::None) continue;
@@ -360,12 +407,10 @@ void Builder::expand_late_loads() {
         check_imports(child, import.functions, name, LoadKind::Delay, {});
       }
     }
-    const rules::Family* family = rules_.family_of(closure_.modules[index].key);
-    if (family &&
-        std::find(family->main.begin(), family->main.end(), closure_.modules[index].key) != family->main.end()) {
-      for (const DllName& sibling : family->runtime_loads) {
+    if (auto loads = knowledge_.runtime_loads.find(closure_.modules[index].key);
+        loads != knowledge_.runtime_loads.end()) {
+      for (const DllName& sibling : loads->second)
         request(sibling.key(), LoadKind::Runtime, {}, name, depth + 1, index);
-      }
     }
   }
 }
@@ -444,10 +489,10 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
 
 }  // namespace
 
-Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver, const rules::RuleData& rules,
-                              env::FileSystem& files, const env::Environment& environment) {
+Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver, env::FileSystem& files,
+                              const env::Environment& environment) {
   Closure closure;
-  Builder builder(resolver, rules, files, environment, closure);
+  Builder builder(resolver, request.knowledge, files, environment, closure);
   auto added = builder.add_program(request);
   if (!added) return added.error();
   if (!closure.modules.empty() && closure.modules[0].resolution.failure != Failure::NotFound) {
@@ -462,19 +507,19 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
     closure.startup = builder.outcome_from(0, dll ? fmt::format("loading {} (its own folder searched first)", root.name)
                                                   : fmt::format("start-up of {}", root.name));
   }
-  builder.expand_late_loads();
   builder.apply_settings(request.settings);
   for (const std::string& path : request.preload) builder.add_preload(path);
-  for (const LoadCall& call : request.loads) {
-    builder.add_load(call);
-    builder.expand_late_loads();
-  }
+  for (const LoadCall& call : request.loads) builder.add_load(call);
+  builder.expand_late_loads();
   if (closure.loads.empty()) {
     closure.outcome = closure.startup.value_or(Outcome{});
   } else {
     // With LoadLibrary calls, the question is whether they succeed: the first failing one, else the last.
     auto failing = std::find_if(closure.loads.begin(), closure.loads.end(), [](const Outcome& o) { return !o.ok; });
     closure.outcome = failing != closure.loads.end() ? *failing : closure.loads.back();
+    // Every call of a recipe succeeded: the question was the import, not its last call.
+    if (failing == closure.loads.end() && !request.loads.back().origin.empty())
+      closure.outcome.request = request.loads.back().origin;
   }
   std::string assumed_api_sets;
   for (const Module& module : closure.modules) {

@@ -6,7 +6,9 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
                            const rules::RuleData& rules, resolve::WrongMachinePolicy policy,
                            const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images) {
   resolve::Resolver resolver(environment, files, images, policy);
-  auto closure = graph::build_closure(request, resolver, rules, files, environment);
+  graph::ClosureRequest known = request;
+  known.knowledge = rules::load_knowledge(rules);
+  auto closure = graph::build_closure(known, resolver, files, environment);
   if (!closure) return closure.error();
   Diagnosis diagnosis;
   diagnosis.closure = std::move(closure).value();
@@ -18,7 +20,7 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
   for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
   wanted.look_in = look_in;
   diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
-  diagnosis.rules = rules::run_rules({diagnosis.closure, request, environment, diagnosis.inventory, rules, policy});
+  diagnosis.rules = rules::run_rules({diagnosis.closure, known, environment, diagnosis.inventory, rules, policy});
   return diagnosis;
 }
 

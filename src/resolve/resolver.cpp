@@ -119,6 +119,8 @@ std::vector<SearchFolder> Resolver::search_order(const ProcessState& process, co
   order.push_back({SearchStep::System16, environment_.system16});
   order.push_back({SearchStep::Windows, environment_.windows});
   if (!cwd_early && !settings.dll_directory) order.push_back({SearchStep::Cwd, environment_.cwd});
+  for (const auto& folder : settings.path_prepended) order.push_back({SearchStep::Path, folder});
+  if (!settings.inherited_path_searched) return order;
   for (const auto& entry : environment_.path) {
     // A quoted entry names a folder whose name starts with a quote: it never exists.
     if (!entry.text.empty() && entry.text.front() == '"') continue;

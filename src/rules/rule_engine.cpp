@@ -110,6 +110,16 @@ RuleOutput FindingSink::take() {
   return std::move(output_);
 }
 
+graph::LoadKnowledge load_knowledge(const RuleData& rules) {
+  graph::LoadKnowledge knowledge;
+  for (const Family& family : rules.families) {
+    for (const DllName& member : family.members) knowledge.family_of.emplace(member, family.id);
+    if (family.runtime_loads.empty()) continue;
+    for (const DllName& main : family.main) knowledge.runtime_loads.emplace(main, family.runtime_loads);
+  }
+  return knowledge;
+}
+
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
                                         const RuleData& rules) {
   env::InventoryRequest request;

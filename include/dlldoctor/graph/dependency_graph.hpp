@@ -5,10 +5,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dlldoctor/resolve/resolver.hpp"
-#include "dlldoctor/rules/rule_data.hpp"
 
 namespace dlldoctor::graph {
 
@@ -58,6 +58,19 @@ struct Outcome {
 struct LoadCall {
   std::string name;  // a bare name or a path
   std::uint32_t flags = 0;
+  std::vector<env::FolderRef> add_dll_directories;  // AddDllDirectory calls made just before this one
+  // PyTorch's fallback: when this call fails with 126, the process puts these folders first on PATH and
+  // calls LoadLibraryW(name) again.
+  std::vector<env::FolderRef> retry_with_path;
+  std::string origin;  // what makes the call: a recipe's step ("torch: load torch\lib\*.dll"); empty for --load
+};
+
+// What the closure must know of DLL families, from the rules (rules/*.toml), so that the graph does not
+// depend on the rule engine: which family a DLL is of, and what a family's main DLL loads by bare name
+// when it is first used.
+struct LoadKnowledge {
+  std::unordered_map<DllName, std::string> family_of;
+  std::unordered_map<DllName, std::vector<DllName>> runtime_loads;
 };
 
 struct ClosureRequest {
@@ -66,6 +79,7 @@ struct ClosureRequest {
   std::vector<std::string> preload;  // modules already in the process (paths)
   resolve::ProcessSettings settings;
   std::vector<LoadCall> loads;
+  LoadKnowledge knowledge;
 };
 
 struct Closure {
@@ -79,7 +93,7 @@ struct Closure {
 };
 
 // Errors only when the program cannot be read at all (not a PE, missing file without --host).
-Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver, const rules::RuleData& rules,
-                              env::FileSystem& files, const env::Environment& environment);
+Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& resolver, env::FileSystem& files,
+                              const env::Environment& environment);
 
 }  // namespace dlldoctor::graph

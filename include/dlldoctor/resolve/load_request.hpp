@@ -36,6 +36,10 @@ struct ProcessSettings {
   std::optional<std::uint32_t> default_dirs;    // SetDefaultDllDirectories
   std::vector<env::FolderRef> user_dirs;        // AddDllDirectory, in call order
   std::optional<env::FolderRef> dll_directory;  // SetDllDirectory
+  // PATH as the process changed it: folders it put before the PATH it inherited (PyTorch's retry), and
+  // whether the inherited PATH is searched at all (not for a Microsoft Store app's DLLs).
+  std::vector<env::FolderRef> path_prepended;
+  bool inherited_path_searched = true;
 };
 
 // The process a search happens in.

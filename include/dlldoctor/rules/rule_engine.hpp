@@ -39,6 +39,9 @@ RuleOutput run_rules(const RuleInput& input);
 inline constexpr const char* kNextToImporter = "next to its importer ";
 inline constexpr const char* kNextToLoaded = "next to the loaded module ";
 
+// What the closure needs of the families: the family of each member, the run-time loads of main DLLs.
+graph::LoadKnowledge load_knowledge(const RuleData& rules);
+
 // The names the inventory should look for and list, for a closure (what the detectors will ask about).
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
                                         const RuleData& rules);
