@@ -12,8 +12,10 @@
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/env/inventory.hpp"
+#include "dlldoctor/env/python_env.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/pipeline/diagnose.hpp"
+#include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
@@ -33,6 +35,9 @@ struct ExplainOptions {
   std::vector<std::string> add_dll_dirs;
   std::string set_dll_dir;
   std::vector<std::string> preload;
+  std::vector<std::string> imports;        // --import: load recipes run in the program, a Python interpreter
+  std::vector<std::string> site_packages;  // --site-packages: instead of the interpreter's own
+  std::vector<std::string> setenv;         // --setenv NAME=VALUE: variables a recipe reads
   std::string profile;
   std::string wrong_machine = "fail";
   std::string format = "text";
@@ -86,6 +91,24 @@ env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
   return flags;
 }
 
+// A bare program name (python) is looked for as a shell would: as given, then with .exe, in the current
+// folder and on PATH. Anything else is taken as it is.
+std::string find_program(const env::Environment& environment, const std::string& program, env::FileSystem& files) {
+  if (resolve::has_path(program)) return program;
+  const std::string lower = ascii_lower(program);
+  const bool has_exe = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".exe") == 0;
+  const std::string exe = has_exe ? program : program + ".exe";
+  std::vector<env::FolderRef> folders{environment.cwd};
+  for (const env::PathEntry& entry : environment.path) folders.push_back(entry.folder);
+  for (const env::FolderRef& folder : folders) {
+    if (!folder.exists) continue;
+    for (const std::string& name : {program, exe}) {
+      if (auto found = files.find_file(folder.host, name)) return *found;
+    }
+  }
+  return program;
+}
+
 int run_explain(const ExplainOptions& options) {
   if (!options.host.empty() && !options.program.empty())
     return fail("give a program (dlldoctor APP.exe) or a host (--host APP.exe --load X), not both: with --host, " +
@@ -120,13 +143,32 @@ int run_explain(const ExplainOptions& options) {
   auto environment = choose_environment(flags, options.env_file, files);
   if (!environment) return fail(environment.error().message);
 
+  for (const std::string& assignment : options.setenv) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) return fail("--setenv " + assignment + ": write NAME=VALUE");
+    environment->variables[ascii_lower(assignment.substr(0, equals))] = {assignment.substr(equals + 1), "--setenv"};
+  }
+
   graph::ClosureRequest request;
   request.program = options.host.empty() ? options.program : options.host;
-  request.program_is_host = !options.host.empty();
+  // With --import the program is the Python interpreter the imports run in.
+  request.program_is_host = !options.host.empty() || !options.imports.empty();
   if (request.program.empty()) return fail("name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X)");
-  if (!options.loads.empty() && options.host.empty())
+  if (!options.site_packages.empty() && options.imports.empty())
+    return fail("--site-packages needs --import: it says where the imported packages are");
+  if (!options.loads.empty() && !request.program_is_host)
     return fail("--load needs --host: the program that calls LoadLibrary");
-  if (options.loads.empty() && !options.host.empty()) return fail("--host needs at least one --load");
+  if (options.loads.empty() && options.imports.empty() && !options.host.empty())
+    return fail("--host needs at least one --load");
+  std::optional<recipes::Expansion> expansion;
+  if (!options.imports.empty()) {
+    request.program = find_program(*environment, request.program, files);
+    auto python = env::find_python_environment(*environment, files, request.program, options.site_packages);
+    if (!python) return fail(python.error().message);
+    auto expanded = recipes::expand_python(*rule_data, *python, options.imports, *environment, files, request);
+    if (!expanded) return fail(expanded.error().message);
+    expansion = std::move(expanded).value();
+  }
   request.preload = options.preload;
   for (std::size_t i = 0; i < options.loads.size(); ++i) {
     graph::LoadCall call;
@@ -214,6 +256,7 @@ int run_explain(const ExplainOptions& options) {
   input.tool_version = DLLDOCTOR_VERSION;
   input.request = &request;
   input.profile = options.profile;
+  input.expansion = expansion ? &*expansion : nullptr;
   input.policy = policy;
   input.environment = &*environment;
   input.search_order = diagnosis->search_order;
@@ -273,6 +316,16 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
   app.add_option("--add-dll-dir", options->add_dll_dirs, "AddDllDirectory folder (repeatable)")->group(calls);
   app.add_option("--set-dll-dir", options->set_dll_dir, "SetDllDirectory folder")->group(calls);
   app.add_option("--preload", options->preload, "A module already in the process (repeatable)")->group(calls);
+  auto* frameworks = "Frameworks (load recipes, rules/*.toml)";
+  app.add_option("--import", options->imports,
+                 "Import a package in the Python interpreter named as the program, as its own loading code "
+                 "does (torch, onnxruntime, onnxruntime[cuda], ...; repeatable, in order)")
+      ->group(frameworks);
+  app.add_option("--site-packages", options->site_packages,
+                 "The site-packages folder to import from, instead of the interpreter's own (repeatable)")
+      ->group(frameworks);
+  app.add_option("--setenv", options->setenv, "NAME=VALUE: an environment variable of the process (repeatable)")
+      ->group(environment);
   app.add_option("--profile", options->profile, "Flags of a kind of process for the --load calls")
       ->check(CLI::IsMember({"python-extension", "python-ctypes"}))
       ->group(calls);

@@ -124,6 +124,32 @@ Json finding_json(const rules::Finding& finding, const rules::RuleData* rules) {
               {"fix", finding.fix}};
 }
 
+Json python_json(const recipes::Expansion& expansion) {
+  const env::PythonEnvironment& python = expansion.python;
+  Json recipes = Json::array();
+  for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
+    Json steps = Json::array();
+    for (const recipes::StepOutcome& step : recipe.steps) {
+      steps.push_back(
+          {{"step", step.step}, {"outcome", step.outcome}, {"why", step.why.empty() ? Json(nullptr) : Json(step.why)}});
+    }
+    recipes.push_back({{"id", recipe.id},
+                       {"name", recipe.name},
+                       {"package", recipe.package_dir.empty() ? Json(nullptr) : Json(recipe.package_dir)},
+                       {"values", recipe.values},
+                       {"loads", {{"first", recipe.first_load}, {"count", recipe.loads}}},
+                       {"steps", std::move(steps)}});
+  }
+  return Json{{"interpreter", python.interpreter},
+              {"layout", std::string(env::layout_name(python.layout))},
+              {"why", python.why},
+              {"prefix", python.prefix},
+              {"base_prefix", python.base_prefix},
+              {"site_packages", python.site_packages},
+              {"variables_used", expansion.variables_used},
+              {"recipes", std::move(recipes)}};
+}
+
 }  // namespace
 
 int exit_status(const ReportInput& input) {
@@ -142,6 +168,7 @@ Json closure_to_json(const ReportInput& input) {
     Json flag_names = Json::array();
     for (const auto& name : resolve::load_flag_names(request.loads[i].flags)) flag_names.push_back(name);
     loads.push_back({{"name", request.loads[i].name},
+                     {"origin", request.loads[i].origin.empty() ? Json(nullptr) : Json(request.loads[i].origin)},
                      {"flags", fmt::format("0x{:x}", request.loads[i].flags)},
                      {"flag_names", std::move(flag_names)},
                      {"outcome", i < closure.loads.size() ? outcome_json(closure.loads[i]) : Json(nullptr)}});
@@ -153,6 +180,7 @@ Json closure_to_json(const ReportInput& input) {
                        {"preload", request.preload},
                        {"loads", std::move(loads)},
                        {"wrong_machine_policy", input.policy == resolve::WrongMachinePolicy::Fail ? "fail" : "skip"}};
+  request_json["python"] = input.expansion ? python_json(*input.expansion) : Json(nullptr);
 
   Json path = Json::array();
   for (const auto& entry : environment.path) {
@@ -235,6 +263,8 @@ class TreeWriter {
     const Node node = lay_out(index);
     draw(node, "", true, true);
   }
+
+  bool drawn(std::size_t index) const { return printed_.count(index) > 0; }
 
  private:
   struct Node {
@@ -354,6 +384,25 @@ class TreeWriter {
 
 namespace {
 
+// What the recipes did, before the trees of their loads: the environment, then each recipe's steps.
+void append_python_text(std::string& out, const recipes::Expansion& expansion) {
+  const env::PythonEnvironment& python = expansion.python;
+  out += wrap(fmt::format("Python: {} ({})", env::layout_name(python.layout), python.why), kTextWidth, "  ") + "\n";
+  for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
+    std::string values;
+    for (const auto& [name, value] : recipe.values)
+      values += fmt::format("{}{} {}", values.empty() ? "" : ", ", name, value);
+    out += wrap(fmt::format("{} {}{}", recipe.package_dir.empty() ? "start-up:" : "import", recipe.id,
+                            values.empty() ? std::string() : " (" + values + ")"),
+                kTextWidth, "  ") +
+           "\n";
+    for (const recipes::StepOutcome& step : recipe.steps)
+      out += "  " + wrap(step.step + ": " + step.outcome, kTextWidth - 2, "    ") + "\n";
+  }
+  for (const std::string& variable : expansion.variables_used) out += wrap("  " + variable, kTextWidth, "    ") + "\n";
+  out += '\n';
+}
+
 // How one finding names another: its id, and its module when it has one.
 std::string finding_label(const rules::Finding& finding) {
   return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
@@ -417,6 +466,7 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
     for (const std::string& fix_line : finding.fix) out += fix_text(fix_line);
     out += '\n';
   }
+  if (input.expansion) append_python_text(out, *input.expansion);
   // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
   // loads asked about come first, and the host's own start-up after them: it is context.
   TreeWriter tree(out, closure, style);
@@ -431,9 +481,14 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
       tops.push_back(0);
     }
   }
-  for (std::size_t i = 0; i < tops.size(); ++i) {
-    if (i) out += '\n';
-    tree.write(tops[i]);
+  // A load the process had already made (a recipe loads a whole folder) is answered by a module drawn
+  // above: the JSON lists every call, the tree draws each module once.
+  bool first = true;
+  for (std::size_t top : tops) {
+    if (tree.drawn(top)) continue;
+    if (!first) out += '\n';
+    first = false;
+    tree.write(top);
   }
   if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
   for (const auto& note : input.environment->notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";

@@ -9,6 +9,8 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/rules/fix_template.hpp"
+#include "rules/recipe_reader.hpp"
+#include "rules/table_reader.hpp"
 
 namespace dlldoctor::rules {
 
@@ -23,100 +25,10 @@ std::string_view severity_name(Severity severity) {
 
 namespace {
 
-std::string where(const std::string& file, const toml::source_region& region) {
-  return fmt::format("{}:{}", file, region.begin.line);
-}
-
-// Reading one file: every accessor reports the file and line of what is wrong.
-class TableReader {
- public:
-  TableReader(const toml::table& table, const std::string& file) : table_(table), file_(file) {}
-
-  std::string at() const { return where(file_, table_.source()); }
-
-  Result<std::string> text(std::string_view key, std::optional<std::string> fallback = std::nullopt) const {
-    const toml::node* node = table_.get(key);
-    if (!node) {
-      if (fallback) return *fallback;
-      return Error{fmt::format("{}: '{}' is missing", at(), key)};
-    }
-    auto value = node->value<std::string>();
-    if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file_, node->source()), key)};
-    return *value;
-  }
-
-  Result<bool> flag(std::string_view key, bool fallback) const {
-    const toml::node* node = table_.get(key);
-    if (!node) return fallback;
-    auto value = node->value<bool>();
-    if (!value) return Error{fmt::format("{}: '{}' must be true or false", where(file_, node->source()), key)};
-    return *value;
-  }
-
-  template <typename Item = std::string>
-  Result<std::vector<Item>> texts(std::string_view key, bool required) const {
-    std::vector<Item> out;
-    const toml::node* node = table_.get(key);
-    if (!node) {
-      if (required) return Error{fmt::format("{}: '{}' is missing", at(), key)};
-      return out;
-    }
-    const toml::array* array = node->as_array();
-    if (!array) return Error{fmt::format("{}: '{}' must be a list of strings", where(file_, node->source()), key)};
-    for (const toml::node& item : *array) {
-      auto value = item.value<std::string>();
-      if (!value) return Error{fmt::format("{}: '{}' must hold strings", where(file_, item.source()), key)};
-      out.emplace_back(*value);
-    }
-    return out;
-  }
-
-  // key = "text" or key.variant = "text" / key = [..] or key.variant = [..]
-  template <typename Value, typename Read>
-  Result<std::map<std::string, Value>> variants(std::string_view key, Read read) const {
-    std::map<std::string, Value> out;
-    const toml::node* node = table_.get(key);
-    if (!node) return Error{fmt::format("{}: '{}' is missing", at(), key)};
-    if (const toml::table* by_variant = node->as_table()) {
-      for (const auto& [name, value] : *by_variant) {
-        auto read_value = read(value, std::string(key) + "." + std::string(name.str()));
-        if (!read_value) return read_value.error();
-        out.emplace(std::string(name.str()), std::move(read_value).value());
-      }
-    } else {
-      auto read_value = read(*node, std::string(key));
-      if (!read_value) return read_value.error();
-      out.emplace("default", std::move(read_value).value());
-    }
-    return out;
-  }
-
-  // A misspelt key would silently leave its field at the default: every key must be one the table knows.
-  Result<bool> only_keys(std::initializer_list<std::string_view> known) const {
-    for (const auto& [key, value] : table_) {
-      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-        return Error{fmt::format("{}: unknown key '{}'", where(file_, value.source()), key.str())};
-      }
-    }
-    return true;
-  }
-
-  const std::string& file() const { return file_; }
-
- private:
-  const toml::table& table_;
-  const std::string& file_;
-};
-
-// Moves a field's value into `into`, or keeps the first error of a table.
-template <typename T>
-void assign(Result<T> read, T& into, std::optional<Error>& error) {
-  if (read) {
-    into = std::move(read).value();
-  } else if (!error) {
-    error = read.error();
-  }
-}
+using detail::assign;
+using detail::read_tables;
+using detail::TableReader;
+using detail::where;
 
 Result<Family> read_family(const TableReader& in) {
   Family family;
@@ -233,25 +145,6 @@ Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
   return minimum;
 }
 
-// Each [[name]] table of the file through `read`, appended to `out`.
-template <typename T, typename Read>
-Result<bool> read_tables(const toml::table& root, std::string_view name, const std::string& file, std::vector<T>& out,
-                         Read read) {
-  const toml::node* node = root.get(name);
-  if (!node) return true;
-  const toml::array* array = node->as_array();
-  if (!array)
-    return Error{fmt::format("{}: '{}' must be an array of tables ([[{}]])", where(file, node->source()), name, name)};
-  for (const toml::node& item : *array) {
-    const toml::table* table = item.as_table();
-    if (!table) return Error{fmt::format("{}: '{}' entries must be tables", where(file, item.source()), name)};
-    auto value = read(TableReader(*table, file));
-    if (!value) return value.error();
-    out.push_back(std::move(value).value());
-  }
-  return true;
-}
-
 Result<bool> read_file(const std::string& file, RuleData& data) {
   toml::table root;
   try {
@@ -266,7 +159,7 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   }
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
-    if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver") {
+    if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver" && name != "recipe") {
       return Error{fmt::format("{}: unknown section '{}'", where(file, node.source()), name)};
     }
   }
@@ -288,6 +181,8 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   if (!modes) return modes;
   auto findings = read_tables(root, "finding", file, data.findings, read_finding);
   if (!findings) return findings;
+  auto recipes = read_tables(root, "recipe", file, data.recipes, read_recipe);
+  if (!recipes) return recipes;
   if (const toml::table* driver = root["driver"].as_table()) {
     auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
     if (!minimums) return minimums;
@@ -328,6 +223,8 @@ Result<bool> validate(RuleData& data) {
           fmt::format("{}: finding '{}' names unknown failure mode '{}'", rule.source, rule.id, rule.failure_mode)};
     }
   }
+  auto recipes = validate_recipes(data.recipes);
+  if (!recipes) return recipes;
   std::sort(data.driver_minimums.begin(), data.driver_minimums.end(),
             [](const DriverMinimum& a, const DriverMinimum& b) {
               return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);
@@ -354,6 +251,13 @@ const Family* RuleData::family(const std::string& id) const {
 const FailureMode* RuleData::failure_mode(const std::string& id) const {
   for (const FailureMode& mode : failure_modes) {
     if (mode.id == id) return &mode;
+  }
+  return nullptr;
+}
+
+const Recipe* RuleData::recipe(const std::string& id) const {
+  for (const Recipe& r : recipes) {
+    if (r.id == id) return &r;
   }
   return nullptr;
 }

@@ -55,6 +55,13 @@ struct Environment {
   // process started before they changed still has the old value (DOMAIN.md §5).
   std::optional<std::string> machine_path;
   std::optional<std::string> user_path;
+  // Other environment variables the process has, for load recipes ({env:CUDA_PATH}): lower-cased name
+  // -> value and where it came from ("--setenv", "registry: machine", "registry: user").
+  struct Variable {
+    std::string value;
+    std::string source;
+  };
+  std::map<std::string, Variable> variables;
   std::vector<std::string> notes;  // assumptions made and problems met while building this value
   // A snapshot replayed without --sysroot: the DLLs its System32 and SysWOW64 held (name -> file
   // version). They stand in for the disk: with assume_system_dlls, these names instead of the

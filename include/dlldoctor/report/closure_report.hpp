@@ -6,6 +6,7 @@
 
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/finding.hpp"
@@ -18,7 +19,8 @@ inline constexpr const char* kReportSchema = "dlldoctor.report/1";
 struct ReportInput {
   std::string tool_version;
   const graph::ClosureRequest* request = nullptr;
-  std::string profile;  // empty when none
+  std::string profile;                            // empty when none
+  const recipes::Expansion* expansion = nullptr;  // --import: the Python environment and the recipes run
   resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;
   const env::Environment* environment = nullptr;
   // The standard search order of the program's process, for the environment section.

@@ -1,6 +1,7 @@
 #pragma once
 // Knowledge kept as data in rules/*.toml (read with toml++): DLL families, failure modes, what each
-// detector reports (message and fix templates), and the driver table. docs/rules-format.md describes it.
+// detector reports (message and fix templates), the driver table, and load recipes (recipe.hpp). docs/rules-format.md
+// describes it.
 #include <map>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/rules/finding.hpp"
+#include "dlldoctor/rules/recipe.hpp"
 
 namespace dlldoctor::rules {
 
@@ -55,12 +57,14 @@ struct RuleData {
   std::vector<FailureMode> failure_modes;
   std::vector<FindingRule> findings;
   std::vector<DriverMinimum> driver_minimums;  // ascending by CUDA version
-  std::vector<std::string> files;              // the rule files read, in order
+  std::vector<Recipe> recipes;
+  std::vector<std::string> files;  // the rule files read, in order
 
   const Family* family_of(const DllName& dll) const;
   const Family* family(const std::string& id) const;
   const FailureMode* failure_mode(const std::string& id) const;
   const FindingRule* finding(const std::string& id) const;
+  const Recipe* recipe(const std::string& id) const;
 };
 
 // Reads every *.toml file of each folder, in name order, folders in the order given; later files add to

@@ -1,0 +1,321 @@
+#include "dlldoctor/recipes/expand.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/paths.hpp"
+
+namespace dlldoctor::recipes {
+namespace {
+
+using rules::Recipe;
+using rules::RecipeStep;
+
+constexpr std::size_t kSmallFile = 256 * 1024;
+
+// Windows file-name matching of a glob with '*' (any run) and '?' (one character), case-insensitive.
+bool glob_match(std::string_view pattern, std::string_view name) {
+  std::size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || lower(pattern[p]) == lower(name[n]))) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+class Expander {
+ public:
+  Expander(const rules::RuleData& rules, const env::PythonEnvironment& python, const env::Environment& environment,
+           env::FileSystem& files, graph::ClosureRequest& request, Expansion& expansion)
+      : rules_(rules),
+        python_(python),
+        environment_(environment),
+        files_(files),
+        request_(request),
+        expansion_(expansion) {}
+
+  Result<bool> startup(const Recipe& recipe) {
+    ExpandedRecipe out{recipe.id, recipe.name, {}, {}, {}, request_.loads.size(), 0};
+    values_ = base_values();
+    origin_ = recipe.id;
+    startup_ = true;
+    run_steps(recipe, out);
+    startup_ = false;
+    expansion_.recipes.push_back(std::move(out));
+    return true;
+  }
+
+  Result<bool> import(const std::string& id) {
+    const Recipe* recipe = rules_.recipe(id);
+    if (!recipe || recipe->applies != "import") {
+      std::string known;
+      for (const Recipe& r : rules_.recipes) {
+        if (r.applies == "import") known += (known.empty() ? "" : ", ") + r.id;
+      }
+      return Error{fmt::format("--import {}: no load recipe describes it (recipes: {}; add one with --rules DIR)", id,
+                               known.empty() ? "none" : known)};
+    }
+    const Recipe& top = package_recipe(*recipe);
+    std::string package_dir;
+    std::string looked;
+    for (const std::string& site : python_.site_packages) {
+      looked += (looked.empty() ? "" : ", ") + site;
+      if (auto found = files_.find_folder(site, top.package)) {
+        package_dir = *found;
+        break;
+      }
+    }
+    if (package_dir.empty()) {
+      return Error{
+          fmt::format("--import {}: {} is not installed in this Python environment ({}): no {} folder in {}", id,
+                      top.package, env::layout_name(python_.layout), top.package,
+                      looked.empty() ? "(no site-packages folder found; name one with --site-packages)" : looked)};
+    }
+    ExpandedRecipe out{recipe->id, recipe->name, package_dir, {}, {}, request_.loads.size(), 0};
+    values_ = base_values();
+    origin_ = "import " + id;
+    values_["package"] = package_dir;
+    values_["site_packages"] = folder_of(package_dir);
+    read_values(top, package_dir, out);
+    added_.clear();
+    run_chain(*recipe, out);
+    out.loads = request_.loads.size() - out.first_load;
+    expansion_.recipes.push_back(std::move(out));
+    return true;
+  }
+
+  // Folders added after the last load: they still count for the loads that come after (run-time ones).
+  void finish() {
+    if (pending_.empty()) return;
+    auto& dirs = request_.settings.user_dirs;
+    dirs.insert(dirs.end(), pending_.begin(), pending_.end());
+    pending_.clear();
+  }
+
+ private:
+  // The recipe that names the package: itself or what it extends.
+  const Recipe& package_recipe(const Recipe& recipe) const {
+    const Recipe* at = &recipe;
+    while (at->package.empty() && !at->extends.empty()) at = rules_.recipe(at->extends);
+    return *at;
+  }
+
+  void run_chain(const Recipe& recipe, ExpandedRecipe& out) {
+    if (!recipe.extends.empty()) run_chain(*rules_.recipe(recipe.extends), out);
+    run_steps(recipe, out);
+  }
+
+  std::map<std::string, std::string> base_values() const {
+    return {{"prefix", python_.prefix},
+            {"exec_prefix", python_.prefix},
+            {"base_prefix", python_.base_prefix},
+            {"base_exec_prefix", python_.base_prefix}};
+  }
+
+  void read_values(const Recipe& recipe, const std::string& package_dir, ExpandedRecipe& out) {
+    std::vector<rules::RecipeAttribute> wanted = recipe.attributes;
+    if (recipe.version) wanted.insert(wanted.begin(), *recipe.version);
+    for (const rules::RecipeAttribute& attribute : wanted) {
+      std::optional<std::string> value;
+      std::string folder = package_dir;
+      std::string file_name = attribute.file;
+      if (const auto slash = file_name.find_last_of("/\\"); slash != std::string::npos) {
+        auto sub = files_.find_folder(folder, file_name.substr(0, slash));
+        folder = sub.value_or("");
+        file_name = file_name.substr(slash + 1);
+      }
+      if (auto file = folder.empty() ? std::nullopt : files_.find_file(folder, file_name)) {
+        if (auto text = files_.read_small_file(*file, kSmallFile)) value = env::python_assignment(*text, attribute.key);
+      }
+      if (!value) continue;
+      values_[attribute.name] = *value;
+      out.values[attribute.name] = *value;
+      // "12.4" also gives {cuda_major} 12 and {cuda_minor} 4; "2.5.1+cu124" gives 2 and 5.
+      const auto dot = value->find('.');
+      if (dot != std::string::npos) {
+        values_[attribute.name + "_major"] = value->substr(0, dot);
+        const auto end = value->find_first_not_of("0123456789", dot + 1);
+        values_[attribute.name + "_minor"] = value->substr(dot + 1, end == std::string::npos ? end : end - dot - 1);
+      }
+    }
+  }
+
+  // Fills the placeholders, innermost first, so that a variable's name may hold one:
+  // {env:CUDA_PATH_V{cuda_major}_{cuda_minor}|C:\...\v{cuda}}. nullopt names what had no value.
+  Result<std::string> fill(std::string text) {
+    for (;;) {
+      const auto close = text.find('}');
+      if (close == std::string::npos) return text;
+      const auto open = text.rfind('{', close);
+      if (open == std::string::npos) return Error{fmt::format("unbalanced braces in \"{}\"", text)};
+      const std::string inside = text.substr(open + 1, close - open - 1);
+      std::optional<std::string> value;
+      if (inside.rfind("env:", 0) == 0) {
+        const auto bar = inside.find('|');
+        const std::string name = inside.substr(4, bar == std::string::npos ? std::string::npos : bar - 4);
+        auto found = environment_.variables.find(ascii_lower(name));
+        if (found != environment_.variables.end()) {
+          value = found->second.value;
+          note_variable(fmt::format("{} = {} ({})", name, found->second.value, found->second.source));
+        } else if (bar != std::string::npos) {
+          value = inside.substr(bar + 1);
+          note_variable(fmt::format("{} is not set: {} is used", name, *value));
+        } else {
+          return Error{fmt::format("the variable {} is not set", name)};
+        }
+      } else if (auto found = values_.find(inside); found != values_.end()) {
+        value = found->second;
+      } else {
+        return Error{fmt::format("{{{}}} has no value here", inside)};
+      }
+      text.replace(open, close - open + 1, *value);
+    }
+  }
+
+  void note_variable(const std::string& text) {
+    auto& used = expansion_.variables_used;
+    if (std::find(used.begin(), used.end(), text) == used.end()) used.push_back(text);
+  }
+
+  void run_steps(const Recipe& recipe, ExpandedRecipe& out) {
+    for (const RecipeStep& step : recipe.steps) out.steps.push_back(run_step(step));
+  }
+
+  StepOutcome run_step(const RecipeStep& step) {
+    StepOutcome outcome;
+    outcome.why = step.why;
+    if (step.kind == RecipeStep::Kind::NoInheritedPath) {
+      outcome.step = "no_inherited_path";
+      request_.settings.inherited_path_searched = false;
+      outcome.outcome = "PATH is not searched for this process's DLLs";
+      return outcome;
+    }
+    auto target = fill(step.target);
+    const char* verb = step.kind == RecipeStep::Kind::Load ? "load" : "add_dll_directory";
+    if (!target) {
+      outcome.step = fmt::format("{} {}", verb, step.target);
+      outcome.outcome = "skipped: " + target.error().message;
+      return outcome;
+    }
+    outcome.step = fmt::format("{} {}", verb, *target);
+    if (step.kind == RecipeStep::Kind::AddDllDirectory) {
+      add_directory(step, *target, outcome);
+    } else {
+      load(step, *target, outcome);
+    }
+    return outcome;
+  }
+
+  void add_directory(const RecipeStep& step, const std::string& target, StepOutcome& outcome) {
+    env::FolderRef folder = env::resolve_folder(environment_, target, files_);
+    outcome.step = "add_dll_directory " + folder.windows.value_or(folder.host);
+    // PyTorch looks for cudart64*.dll first, and only then at the toolkit's folder.
+    if (!step.unless_found.empty()) {
+      for (const env::FolderRef& added : added_) {
+        for (const std::string& name : files_.file_names(added.host)) {
+          if (glob_match(step.unless_found, name)) {
+            outcome.outcome = fmt::format("skipped: {} is in {}", name, added.windows.value_or(added.host));
+            return;
+          }
+        }
+      }
+    }
+    if (!folder.exists) {
+      // os.add_dll_directory raises on a folder that does not exist; the recipes test first.
+      outcome.outcome = step.if_exists ? "skipped: the folder does not exist" : "fails: the folder does not exist";
+      return;
+    }
+    outcome.outcome = "added";
+    added_.push_back(folder);
+    if (startup_) {
+      request_.settings.user_dirs.push_back(std::move(folder));
+    } else {
+      pending_.push_back(std::move(folder));
+    }
+  }
+
+  void load(const RecipeStep& step, const std::string& target, StepOutcome& outcome) {
+    std::vector<std::string> names;
+    if (!resolve::has_path(target)) {
+      names.push_back(target);
+    } else {
+      const std::string file = base_name(target);
+      const env::FolderRef folder = env::resolve_folder(environment_, folder_of(target), files_);
+      if (file.find_first_of("*?") == std::string::npos) {
+        if (auto found = folder.exists ? files_.find_file(folder.host, file) : std::nullopt) names.push_back(*found);
+      } else if (folder.exists) {
+        for (const std::string& name : files_.file_names(folder.host)) {
+          if (glob_match(file, name)) names.push_back(env::join_path(folder.host, name));
+        }
+      }
+      if (names.empty()) {
+        outcome.outcome = "nothing to load: no such file";
+        return;
+      }
+    }
+    for (const std::string& name : names) {
+      graph::LoadCall call;
+      call.name = name;
+      call.flags = step.flags;
+      call.add_dll_directories = std::move(pending_);
+      pending_.clear();
+      if (step.retry_with_path) call.retry_with_path = added_;
+      call.origin = origin_;
+      request_.loads.push_back(std::move(call));
+    }
+    outcome.outcome = names.size() == 1 ? "1 load" : fmt::format("{} loads", names.size());
+  }
+
+  const rules::RuleData& rules_;
+  const env::PythonEnvironment& python_;
+  const env::Environment& environment_;
+  env::FileSystem& files_;
+  graph::ClosureRequest& request_;
+  Expansion& expansion_;
+  std::map<std::string, std::string> values_;
+  std::vector<env::FolderRef> added_;    // folders this recipe added (PyTorch's dll_paths)
+  std::vector<env::FolderRef> pending_;  // added since the last load
+  std::string origin_;                   // what the calls are made by: "import torch", "conda"
+  bool startup_ = false;
+};
+
+}  // namespace
+
+Result<Expansion> expand_python(const rules::RuleData& rules, const env::PythonEnvironment& python,
+                                const std::vector<std::string>& imports, const env::Environment& environment,
+                                env::FileSystem& files, graph::ClosureRequest& request) {
+  Expansion expansion;
+  expansion.python = python;
+  Expander expander(rules, python, environment, files, request, expansion);
+  const std::string layout = python.layout == env::PythonEnvironment::Layout::Conda   ? "conda"
+                             : python.layout == env::PythonEnvironment::Layout::Store ? "store"
+                                                                                      : "";
+  for (const rules::Recipe& recipe : rules.recipes) {
+    if (!layout.empty() && recipe.applies == layout) {
+      auto done = expander.startup(recipe);
+      if (!done) return done.error();
+    }
+  }
+  for (const std::string& id : imports) {
+    auto done = expander.import(id);
+    if (!done) return done.error();
+  }
+  expander.finish();
+  return expansion;
+}
+
+}  // namespace dlldoctor::recipes

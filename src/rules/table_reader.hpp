@@ -1,0 +1,134 @@
+#pragma once
+// Reading rule files (internal to src/rules): every accessor reports the file and line of what is wrong,
+// and a table takes only the keys it knows.
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlldoctor/core/result.hpp"
+
+namespace dlldoctor::rules::detail {
+
+inline std::string where(const std::string& file, const toml::source_region& region) {
+  return fmt::format("{}:{}", file, region.begin.line);
+}
+
+// Reading one file: every accessor reports the file and line of what is wrong.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, const std::string& file) : table_(table), file_(file) {}
+
+  std::string at() const { return where(file_, table_.source()); }
+
+  Result<std::string> text(std::string_view key, std::optional<std::string> fallback = std::nullopt) const {
+    const toml::node* node = table_.get(key);
+    if (!node) {
+      if (fallback) return *fallback;
+      return Error{fmt::format("{}: '{}' is missing", at(), key)};
+    }
+    auto value = node->value<std::string>();
+    if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file_, node->source()), key)};
+    return *value;
+  }
+
+  Result<bool> flag(std::string_view key, bool fallback) const {
+    const toml::node* node = table_.get(key);
+    if (!node) return fallback;
+    auto value = node->value<bool>();
+    if (!value) return Error{fmt::format("{}: '{}' must be true or false", where(file_, node->source()), key)};
+    return *value;
+  }
+
+  template <typename Item = std::string>
+  Result<std::vector<Item>> texts(std::string_view key, bool required) const {
+    std::vector<Item> out;
+    const toml::node* node = table_.get(key);
+    if (!node) {
+      if (required) return Error{fmt::format("{}: '{}' is missing", at(), key)};
+      return out;
+    }
+    const toml::array* array = node->as_array();
+    if (!array) return Error{fmt::format("{}: '{}' must be a list of strings", where(file_, node->source()), key)};
+    for (const toml::node& item : *array) {
+      auto value = item.value<std::string>();
+      if (!value) return Error{fmt::format("{}: '{}' must hold strings", where(file_, item.source()), key)};
+      out.emplace_back(*value);
+    }
+    return out;
+  }
+
+  // key = "text" or key.variant = "text" / key = [..] or key.variant = [..]
+  template <typename Value, typename Read>
+  Result<std::map<std::string, Value>> variants(std::string_view key, Read read) const {
+    std::map<std::string, Value> out;
+    const toml::node* node = table_.get(key);
+    if (!node) return Error{fmt::format("{}: '{}' is missing", at(), key)};
+    if (const toml::table* by_variant = node->as_table()) {
+      for (const auto& [name, value] : *by_variant) {
+        auto read_value = read(value, std::string(key) + "." + std::string(name.str()));
+        if (!read_value) return read_value.error();
+        out.emplace(std::string(name.str()), std::move(read_value).value());
+      }
+    } else {
+      auto read_value = read(*node, std::string(key));
+      if (!read_value) return read_value.error();
+      out.emplace("default", std::move(read_value).value());
+    }
+    return out;
+  }
+
+  // A misspelt key would silently leave its field at the default: every key must be one the table knows.
+  Result<bool> only_keys(std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : table_) {
+      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+        return Error{fmt::format("{}: unknown key '{}'", where(file_, value.source()), key.str())};
+      }
+    }
+    return true;
+  }
+
+  const std::string& file() const { return file_; }
+  const toml::table& table() const { return table_; }
+
+ private:
+  const toml::table& table_;
+  const std::string& file_;
+};
+
+// Moves a field's value into `into`, or keeps the first error of a table.
+template <typename T>
+inline void assign(Result<T> read, T& into, std::optional<Error>& error) {
+  if (read) {
+    into = std::move(read).value();
+  } else if (!error) {
+    error = read.error();
+  }
+}
+
+// Each [[name]] table of the file through `read`, appended to `out`.
+template <typename T, typename Read>
+Result<bool> read_tables(const toml::table& root, std::string_view name, const std::string& file, std::vector<T>& out,
+                         Read read) {
+  const toml::node* node = root.get(name);
+  if (!node) return true;
+  const toml::array* array = node->as_array();
+  if (!array)
+    return Error{fmt::format("{}: '{}' must be an array of tables ([[{}]])", where(file, node->source()), name, name)};
+  for (const toml::node& item : *array) {
+    const toml::table* table = item.as_table();
+    if (!table) return Error{fmt::format("{}: '{}' entries must be tables", where(file, item.source()), name)};
+    auto value = read(TableReader(*table, file));
+    if (!value) return value.error();
+    out.push_back(std::move(value).value());
+  }
+  return true;
+}
+
+}  // namespace dlldoctor::rules::detail
