@@ -7,6 +7,7 @@
 
 #include "dlldoctor/report/display.hpp"
 #include "dlldoctor/report/markdown.hpp"
+#include "dlldoctor/report/stack.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
@@ -150,6 +151,45 @@ Json python_json(const recipes::Expansion& expansion) {
               {"recipes", std::move(recipes)}};
 }
 
+// Without rule data (no families to tell a cuDNN from any DLL) there is no stack.
+Stack stack_for(const ReportInput& input) {
+  return input.rules ? stack_of(*input.closure, *input.rules, *input.findings) : Stack{};
+}
+
+Json stack_entry_json(const StackEntry& entry) {
+  Json dlls = Json::array();
+  for (const StackDll& dll : entry.dlls) {
+    dlls.push_back({{"name", dll.name}, {"file_version", optional_text(dll.file_version)}});
+  }
+  return Json{{"family", entry.family},
+              {"name", entry.name},
+              {"version", entry.version.empty() ? Json(nullptr) : Json(entry.version)},
+              {"path", optional_text(entry.path)},
+              {"windows_path", optional_text(entry.windows_path)},
+              {"found_by", std::string(resolve::step_name(entry.found_by))},
+              {"assumed", entry.assumed},
+              {"dlls", std::move(dlls)},
+              {"findings", entry.findings}};
+}
+
+Json stack_entries_json(const std::vector<StackEntry>& entries) {
+  Json list = Json::array();
+  for (const StackEntry& entry : entries) list.push_back(stack_entry_json(entry));
+  return list;
+}
+
+Json stack_json(const Stack& stack) {
+  Json driver = nullptr;
+  if (stack.driver) {
+    driver = stack_entry_json(stack.driver->entry);
+    driver["newest_cuda"] = stack.driver->newest_cuda.empty() ? Json(nullptr) : Json(stack.driver->newest_cuda);
+  }
+  return Json{{"driver", std::move(driver)},
+              {"cuda_runtimes", stack_entries_json(stack.cuda_runtimes)},
+              {"cudnn", stack_entries_json(stack.cudnn)},
+              {"msvc_runtime", stack_entries_json(stack.msvc_runtime)}};
+}
+
 }  // namespace
 
 int exit_status(const ReportInput& input) {
@@ -246,6 +286,7 @@ Json closure_to_json(const ReportInput& input) {
               {"process", {{"machine", pe::machine_name(closure.process_machine)}}},
               {"modules", std::move(modules)},
               {"outcome", outcome_json(closure.outcome)},
+              {"stack", stack_json(stack_for(input))},
               {"findings", std::move(findings)}};
 }
 
@@ -339,20 +380,14 @@ class TreeWriter {
            step == resolve::SearchStep::System32;
   }
 
-  // A tree line: "head path tail". When it would pass kTextWidth columns, the path moves to a line of
-  // its own below, so the names, versions and steps stay readable at 80 columns.
+  // A tree line: "head path tail" (line_with_path keeps it within kTextWidth).
   struct Line {
     std::string head, path, tail;
   };
 
   void put(const std::string& prefix, const std::string& head, const std::string& path, const std::string& tail,
            const std::string& path_prefix) {
-    const std::string whole = prefix + head + (path.empty() ? "" : " " + path) + tail;
-    if (path.empty() || columns(whole) <= kTextWidth) {
-      out_ += whole + '\n';
-      return;
-    }
-    out_ += prefix + head + tail + '\n' + path_prefix + path + '\n';
+    out_ += line_with_path(prefix + head, path, tail, path_prefix);
   }
 
   Line describe(const Module& module) const {
@@ -403,6 +438,70 @@ void append_python_text(std::string& out, const recipes::Expansion& expansion) {
   out += '\n';
 }
 
+// One line of the stack as the text and Markdown reports show it: "cuDNN 9.1.0.70".
+struct StackRow {
+  std::string part;
+  const StackEntry* entry;
+};
+
+std::vector<StackRow> stack_rows(const Stack& stack) {
+  std::vector<StackRow> rows;
+  auto label = [](const char* part, const StackEntry& entry) {
+    // A family whose files do not say its release (curand's name spans CUDA majors) is named instead.
+    return entry.version.empty() ? entry.name : fmt::format("{} {}", part, entry.version);
+  };
+  if (stack.driver) {
+    const std::string newest = stack.driver->newest_cuda;
+    rows.push_back({label("driver", stack.driver->entry) +
+                        (newest.empty() ? std::string() : fmt::format(" (CUDA {} and older)", newest)),
+                    &stack.driver->entry});
+  }
+  for (const StackEntry& entry : stack.cuda_runtimes) rows.push_back({label("CUDA", entry), &entry});
+  for (const StackEntry& entry : stack.cudnn) rows.push_back({label("cuDNN", entry), &entry});
+  for (const StackEntry& entry : stack.msvc_runtime) rows.push_back({label("MSVC", entry), &entry});
+  return rows;
+}
+
+std::string stack_where(const StackEntry& entry) {
+  return entry.assumed ? entry.windows_path.value_or("") + " (assumed)"
+                       : entry.windows_path.value_or(entry.path.value_or(""));
+}
+
+std::string dll_count(const StackEntry& entry) {
+  return entry.dlls.size() > 1 ? fmt::format(" ({} DLLs)", entry.dlls.size()) : std::string();
+}
+
+std::string ids_text(const std::vector<std::string>& ids, const char* before, const char* after) {
+  std::string text;
+  for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + (before + id + after);
+  return text;
+}
+
+// A few lines between the verdict and the findings; nothing when no part of the stack loads.
+void append_stack_text(std::string& out, const Stack& stack) {
+  if (stack.empty()) return;
+  out += "Stack:\n";
+  for (const StackRow& row : stack_rows(stack)) {
+    const StackEntry& entry = *row.entry;
+    out += line_with_path("  " + row.part + dll_count(entry), stack_where(entry),
+                          fmt::format(" [{}]", resolve::step_name(entry.found_by)), "      ");
+    if (!entry.findings.empty())
+      out += "    " + wrap("see " + ids_text(entry.findings, "[", "]") + " below", kTextWidth - 4, "    ") + "\n";
+  }
+  out += '\n';
+}
+
+void append_stack_markdown(std::string& out, const Stack& stack) {
+  if (stack.empty()) return;
+  out += "### Stack\n\n| part | path | found by | findings |\n| --- | --- | --- | --- |\n";
+  for (const StackRow& row : stack_rows(stack)) {
+    const StackEntry& entry = *row.entry;
+    out += fmt::format("| {} | `{}`{} | {} | {} |\n", markdown_cell(row.part), markdown_cell(stack_where(entry)),
+                       dll_count(entry), resolve::step_name(entry.found_by), ids_text(entry.findings, "`", "`"));
+  }
+  out += '\n';
+}
+
 // How one finding names another: its id, and its module when it has one.
 std::string finding_label(const rules::Finding& finding) {
   return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
@@ -445,6 +544,7 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
   const std::string wrapped = wrap(line, kTextWidth, "  ");
   out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
   out += "\n\n";
+  append_stack_text(out, stack_for(input));
   const auto same_fix = same_fix_as(*input.findings);
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     const rules::Finding& finding = (*input.findings)[i];
@@ -503,6 +603,7 @@ std::string closure_to_markdown(const ReportInput& raw) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict(input));
+  append_stack_markdown(out, stack_for(input));
   if (!input.findings->empty()) out += "### Findings\n\n";
   const auto same_fix = same_fix_as(*input.findings);
   for (std::size_t i = 0; i < input.findings->size(); ++i) {

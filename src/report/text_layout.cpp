@@ -24,6 +24,13 @@ std::string fix_text(const std::string& line) {
          "\n";
 }
 
+std::string line_with_path(const std::string& head, const std::string& path, const std::string& tail,
+                           const std::string& path_indent) {
+  const std::string whole = head + (path.empty() ? "" : " " + path) + tail;
+  if (path.empty() || columns(whole) <= kTextWidth) return whole + '\n';
+  return head + tail + '\n' + path_indent + path + '\n';
+}
+
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
   std::string out, line;
   std::size_t start = 0;

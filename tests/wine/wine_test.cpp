@@ -81,6 +81,11 @@ constexpr const char* kProbedAsHost =
 constexpr const char* kOwnWindowsFolders =
     "--sysroot: the competing copies sit in the scenario's own Windows folders; under Wine those are the "
     "prefix's, shared by the whole batch, so the tree cannot be placed there";
+constexpr const char* kDriverInSysroot =
+    "--sysroot with a driver's nvcuda.dll in its System32: under Wine System32 is the prefix's";
+constexpr const char* kStackSummary =
+    "checks the report's stack summary (issue 10), a view of the closure; which files load on its tree is "
+    "what other scenarios compare with Wine";
 constexpr NotRun kNotRun[] = {
     {"altered_search_path_finds_dependency", kProbedAsHost},
     {"api_set_resolved_by_schema", kProbedAsHost},
@@ -107,6 +112,10 @@ constexpr NotRun kNotRun[] = {
      "dotlocal_folder_redirects in kDifferences), so windows_exe_test.cpp leaves it out as well"},
     {"healthy_cuda12_driver_ok",
      "--sysroot with a driver's nvcuda.dll in its System32 and a SYSTEM hive: under Wine both are the prefix's"},
+    {"stack_healthy_cuda12_cudnn9_driver", kDriverInSysroot},
+    {"stack_driver_too_old_marked", kDriverInSysroot},
+    {"stack_readme_demo_mixed_cudnn", kStackSummary},
+    {"stack_plain_program_empty", kStackSummary},
     {"known_dll_beats_app_dir",
      "--sysroot with its own System32 kernel32.dll; the same rule without --sysroot is "
      "known_dll_assumed_beats_app_dir, which runs under Wine"},

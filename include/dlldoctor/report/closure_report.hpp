@@ -27,7 +27,7 @@ struct ReportInput {
   std::vector<resolve::SearchFolder> search_order;
   const graph::Closure* closure = nullptr;
   const std::vector<rules::Finding>* findings = nullptr;
-  const rules::RuleData* rules = nullptr;  // for the failure modes' titles
+  const rules::RuleData* rules = nullptr;  // the failure modes' titles, the families of the stack
   std::string generated_at;                // the only field that differs between two runs
 };
 

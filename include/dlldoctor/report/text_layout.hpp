@@ -25,6 +25,11 @@ inline std::size_t columns(std::string_view text) {
 // first starting with `indent`. A word longer than a line (a path, a command) stays whole on its own.
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent);
 
+// A line "head path tail" with its newline. When it would pass kTextWidth columns, the path moves to a
+// line of its own below, after `path_indent`, so that names, versions and steps stay readable.
+std::string line_with_path(const std::string& head, const std::string& path, const std::string& tail,
+                           const std::string& path_indent);
+
 // One fix line, indented under "fix:", with its newline. A command stays whole, since it must paste as
 // one line; its trailing comment moves above it when the line would pass kTextWidth, and comments wrap
 // as comments.

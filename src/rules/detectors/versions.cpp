@@ -2,63 +2,40 @@
 // newest toolset in the process.
 #include <algorithm>
 
+#include "dlldoctor/rules/cuda_versions.hpp"
 #include "rules/detectors/common.hpp"
 
 namespace dlldoctor::rules {
 namespace {
 
-struct CudaVersion {
-  int major = 0;
-  int minor = 0;
+struct ProcessCuda {
+  CudaRelease release;
   std::string dll;
 };
 
-// The CUDA release of the process, from the runtime library that loads.
-std::optional<CudaVersion> process_cuda(const RuleInput& input) {
-  std::optional<CudaVersion> best;
+// The CUDA release of the process, from the runtime libraries that load: the newest one they say.
+std::optional<ProcessCuda> process_cuda(const RuleInput& input) {
+  std::optional<ProcessCuda> best;
   for (const graph::Module& module : input.closure.modules) {
     const Family* family = input.rules.family_of(module.key);
     if (!family || family->kind != "cuda" || !module.resolution.image || !module.resolution.image->file_version)
       continue;
-    const auto& parts = module.resolution.image->file_version->parts;
-    CudaVersion version;
-    version.dll = module.name;
-    if (family->version_format == "cudart") {
-      version.major = parts[3] / 1000;
-      version.minor = (parts[3] % 1000) / 10;
-    } else {
-      version.major = parts[0];
-      version.minor = parts[1];
-    }
-    if (!best || std::tie(best->major, best->minor) < std::tie(version.major, version.minor)) best = version;
+    const auto release = cuda_release(*family, *module.resolution.image->file_version);
+    if (!release) continue;
+    if (!best || std::tie(best->release.major, best->release.minor) < std::tie(release->major, release->minor))
+      best = ProcessCuda{*release, module.name};
   }
   return best;
-}
-
-// nvcuda.dll file version A.B.C.D is driver ((C - 10) * 10000 + D) / 100 (DOMAIN.md §4).
-std::string driver_of(const pe::Version& version) {
-  const int number = (version.parts[2] - 10) * 10000 + version.parts[3];
-  return fmt::format("{}.{:02}", number / 100, number % 100);
-}
-
-int driver_number(const std::string& text) {
-  int whole = 0, fraction = 0;
-  std::sscanf(text.c_str(), "%d.%d", &whole, &fraction);
-  return whole * 100 + fraction;
 }
 
 void driver(const RuleInput& input, FindingSink& sink) {
   const auto cuda = process_cuda(input);
   if (!cuda) return;
-  const DriverMinimum* minimum = nullptr;
-  for (const DriverMinimum& m : input.rules.driver_minimums) {
-    if (std::tie(m.cuda_major, m.cuda_minor) <= std::tie(cuda->major, cuda->minor)) minimum = &m;
-  }
+  const DriverMinimum* minimum = minimum_driver(input.rules, cuda->release);
   if (!minimum) return;
-  const std::string cuda_text = fmt::format("{}.{}", cuda->major, cuda->minor);
-  const auto nvcuda = std::find_if(input.closure.modules.begin(), input.closure.modules.end(),
-                                   [](const graph::Module& m) { return m.key == DllName("nvcuda.dll"); });
-  if (nvcuda == input.closure.modules.end() || !nvcuda->resolution.image || !nvcuda->resolution.image->file_version) {
+  const std::string cuda_text = cuda->release.text();
+  const graph::Module* nvcuda = driver_module(input.closure, input.rules);
+  if (!nvcuda || !nvcuda->resolution.image || !nvcuda->resolution.image->file_version) {
     if (input.environment.assume_system_dlls) {
       const std::string why =
           input.environment.sysroot
@@ -71,7 +48,7 @@ void driver(const RuleInput& input, FindingSink& sink) {
     return;
   }
   const pe::Version& file_version = *nvcuda->resolution.image->file_version;
-  const std::string installed = driver_of(file_version);
+  const std::string installed = driver_version(file_version);
   detail::Json evidence = {
       {"cuda", cuda_text},
       {"cuda_dll", cuda->dll},
@@ -79,7 +56,7 @@ void driver(const RuleInput& input, FindingSink& sink) {
       {"nvcuda", display_path(nvcuda->resolution.windows_path, nvcuda->resolution.path.value_or(""))},
       {"nvcuda_version", file_version.to_string()},
       {"minimum_driver", minimum->driver}};
-  if (driver_number(installed) >= driver_number(minimum->driver)) return;
+  if (!driver_older(installed, minimum->driver)) return;
   sink.emit("driver-too-old", "default", "nvcuda.dll",
             {{"driver", installed},
              {"driver_file_version", file_version.to_string()},

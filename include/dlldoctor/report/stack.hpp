@@ -1,0 +1,58 @@
+#pragma once
+// The stack in one view (issue 10, seed §6): the NVIDIA driver, the CUDA runtimes, the cuDNN and the
+// MSVC runtime a process loads, side by side, each with the findings that concern it. Computed once from
+// the closure, the families' kinds (rules/*.toml) and the findings; the writers only format it. It
+// concludes nothing: a mismatch is shown by naming the finding the rule engine raised about it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/resolve/resolver.hpp"
+#include "dlldoctor/rules/finding.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
+
+namespace dlldoctor::report {
+
+struct StackDll {
+  std::string name;
+  std::optional<std::string> file_version;
+};
+
+// The DLLs of one family that load from one folder (for a family whose members carry one version, such
+// as cuDNN, also of one file version: two releases are two entries).
+struct StackEntry {
+  std::string family;  // id from rules/: "cudnn9"
+  std::string name;    // "cuDNN 9"
+  // The release: the driver number ("552.44"), the CUDA release ("12.4"), else the file version of the
+  // family's main DLL; empty when the files do not tell.
+  std::string version;
+  std::vector<StackDll> dlls;  // in the closure's order, the main DLL first
+  // Of the first DLL: where it loads from and the search step that found it.
+  std::optional<std::string> path;  // host path; none for a DLL assumed present
+  std::optional<std::string> windows_path;
+  resolve::SearchStep found_by = resolve::SearchStep::Path;
+  bool assumed = false;
+  std::vector<std::string> findings;  // ids of the findings that name one of its DLLs, in report order
+};
+
+struct StackDriver {
+  StackEntry entry;
+  std::string newest_cuda;  // the newest CUDA release the driver runs ([driver] minimum); empty if none
+};
+
+// Frameworks (torch 2.5.1+cu124: its CUDA and bundled cuDNN) will join as a `frameworks` list, filled
+// from --import's load recipes.
+struct Stack {
+  std::optional<StackDriver> driver;
+  std::vector<StackEntry> cuda_runtimes;
+  std::vector<StackEntry> cudnn;
+  std::vector<StackEntry> msvc_runtime;
+
+  bool empty() const { return !driver && cuda_runtimes.empty() && cudnn.empty() && msvc_runtime.empty(); }
+};
+
+Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules,
+               const std::vector<rules::Finding>& findings);
+
+}  // namespace dlldoctor::report

@@ -1,0 +1,153 @@
+#include "dlldoctor/report/stack.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/rules/cuda_versions.hpp"
+
+namespace dlldoctor::report {
+namespace {
+
+using graph::Module;
+using rules::Family;
+
+// The families' kinds the stack shows; the others (zlib, a user's own) stay in the tree.
+const char* const kKinds[] = {"driver", "cuda", "cudnn", "msvc"};
+
+std::optional<pe::Version> file_version(const Module& module) {
+  if (module.resolution.image) return module.resolution.image->file_version;
+  return std::nullopt;
+}
+
+std::string shown_path(const Module& module) {
+  return module.resolution.windows_path.value_or(module.resolution.path.value_or(""));
+}
+
+// One entry's DLLs: same family and folder, and for a family whose members carry one version, same
+// version (so two releases of cuDNN are two entries, next to the finding that says they mix).
+struct Group {
+  const Family* family = nullptr;
+  std::string folder;
+  std::optional<pe::Version> version;
+  std::vector<const Module*> modules;
+};
+
+std::vector<Group> groups_of(const graph::Closure& closure, const rules::RuleData& rules) {
+  std::vector<Group> groups;
+  for (const Module& module : closure.modules) {
+    const Family* family = rules.family_of(module.key);
+    if (module.resolution.failure != resolve::Failure::None || module.resolution.api_set_host || !family ||
+        std::none_of(std::begin(kKinds), std::end(kKinds), [&](const char* k) { return family->kind == k; }))
+      continue;
+    const std::string folder = folder_of(shown_path(module));
+    const auto version = family->same_version ? file_version(module) : std::nullopt;
+    const auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.family == family && g.folder == folder && g.version == version;
+    });
+    if (group != groups.end()) {
+      group->modules.push_back(&module);
+    } else {
+      groups.push_back({family, folder, version, {&module}});
+    }
+  }
+  return groups;
+}
+
+// Every text a finding names: its module, and every string in its evidence (DLL names and paths).
+void collect_texts(const nlohmann::ordered_json& value, std::set<std::string>& texts) {
+  if (value.is_string()) texts.insert(value.get<std::string>());
+  if (value.is_structured()) {
+    for (const auto& item : value) collect_texts(item, texts);
+  }
+}
+
+bool names_module(const std::set<std::string>& texts, const Module& module) {
+  return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) {
+    // A bare name is the module's when the loader would take it for it; a path only when it is the very file.
+    if (base_name(text) == text) return DllName(text) == module.key;
+    return text == module.resolution.path || text == module.resolution.windows_path;
+  });
+}
+
+std::vector<std::string> concerning(const Group& group, const std::vector<std::set<std::string>>& named,
+                                    const std::vector<rules::Finding>& findings) {
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const bool names_one = std::any_of(group.modules.begin(), group.modules.end(),
+                                       [&](const Module* m) { return names_module(named[i], *m); });
+    if (names_one && std::find(ids.begin(), ids.end(), findings[i].id) == ids.end()) ids.push_back(findings[i].id);
+  }
+  return ids;
+}
+
+// What the family's files say its release is (see StackEntry::version).
+std::string release_of(const Family& family, const std::vector<const Module*>& modules) {
+  for (const Module* module : modules) {
+    const auto version = file_version(*module);
+    if (!version) continue;
+    if (family.kind == "driver") return rules::driver_version(*version);
+    if (family.kind != "cuda") return version->to_string();
+    if (const auto release = rules::cuda_release(family, *version)) return release->text();
+  }
+  return {};
+}
+
+StackEntry entry_of(Group group, const std::vector<std::set<std::string>>& named,
+                    const std::vector<rules::Finding>& findings) {
+  // The main DLL (cudart, the cuDNN dispatcher, msvcp140) leads: its path and step are the entry's.
+  std::stable_partition(group.modules.begin(), group.modules.end(), [&](const Module* m) {
+    return std::find(group.family->main.begin(), group.family->main.end(), m->key) != group.family->main.end();
+  });
+  const Module& first = *group.modules.front();
+  StackEntry entry;
+  entry.family = group.family->id;
+  entry.name = group.family->name;
+  entry.version = release_of(*group.family, group.modules);
+  for (const Module* m : group.modules) {
+    const auto version = file_version(*m);
+    entry.dlls.push_back({m->name, version ? std::optional(version->to_string()) : std::nullopt});
+  }
+  entry.path = first.resolution.assumed ? std::nullopt : first.resolution.path;
+  entry.windows_path = first.resolution.windows_path;
+  entry.found_by = first.resolution.found_by;
+  entry.assumed = first.resolution.assumed;
+  entry.findings = concerning(group, named, findings);
+  return entry;
+}
+
+void add_entry(Stack& stack, const Family& family, StackEntry entry, const rules::RuleData& rules) {
+  if (family.kind == "driver") {
+    const rules::DriverMinimum* newest =
+        entry.version.empty() ? nullptr : rules::newest_cuda_supported(rules, entry.version);
+    const std::string newest_cuda =
+        newest ? rules::CudaRelease{newest->cuda_major, newest->cuda_minor}.text() : std::string();
+    stack.driver = StackDriver{std::move(entry), newest_cuda};
+  } else if (family.kind == "cuda") {
+    stack.cuda_runtimes.push_back(std::move(entry));
+  } else if (family.kind == "cudnn") {
+    stack.cudnn.push_back(std::move(entry));
+  } else {
+    stack.msvc_runtime.push_back(std::move(entry));
+  }
+}
+
+}  // namespace
+
+Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules,
+               const std::vector<rules::Finding>& findings) {
+  std::vector<std::set<std::string>> named(findings.size());
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (!findings[i].module.empty()) named[i].insert(findings[i].module);
+    collect_texts(findings[i].evidence, named[i]);
+  }
+  Stack stack;
+  for (Group& group : groups_of(closure, rules)) {
+    const Family& family = *group.family;
+    add_entry(stack, family, entry_of(std::move(group), named, findings), rules);
+  }
+  return stack;
+}
+
+}  // namespace dlldoctor::report
