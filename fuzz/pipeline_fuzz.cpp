@@ -172,7 +172,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   graph::ClosureRequest load;
   load.program = startup.program;
   load.program_is_host = true;
-  load.loads.push_back({"C:\\app\\cudnn64_9.dll", 0x1100});
+  dlldoctor::graph::LoadCall call;
+  call.name = "C:\\app\\cudnn64_9.dll";
+  call.flags = 0x1100;
+  load.loads.push_back(call);
   diagnose_and_report(load, *environment, w);
 
   inspect_and_scan(data, size, w);
