@@ -83,6 +83,9 @@ constexpr const char* kOwnWindowsFolders =
     "prefix's, shared by the whole batch, so the tree cannot be placed there";
 constexpr const char* kDriverInSysroot =
     "--sysroot with a driver's nvcuda.dll in its System32: under Wine System32 is the prefix's";
+constexpr const char* kRecipe =
+    "an --import scenario (a load recipe, issue 10): the probe replays --host calls, not yet a recipe's "
+    "interleaved AddDllDirectory and LoadLibraryExW calls, so no Wine replay exists for it yet";
 constexpr const char* kStackSummary =
     "checks the report's stack summary (issue 10), a view of the closure; which files load on its tree is "
     "what other scenarios compare with Wine";
@@ -116,6 +119,12 @@ constexpr NotRun kNotRun[] = {
     {"stack_driver_too_old_marked", kDriverInSysroot},
     {"stack_readme_demo_mixed_cudnn", kStackSummary},
     {"stack_plain_program_empty", kStackSummary},
+    {"framework_torch_bundled_cudnn_wins_over_path", kRecipe},
+    {"framework_torch_retry_with_path", kRecipe},
+    {"framework_conda_startup_dirs", kRecipe},
+    {"framework_onnxruntime_cuda_altered_search_path", kRecipe},
+    {"framework_store_python_path_not_searched", kRecipe},
+    {"framework_tensorflow_210_with_cudnn9", kRecipe},
     {"known_dll_beats_app_dir",
      "--sysroot with its own System32 kernel32.dll; the same rule without --sysroot is "
      "known_dll_assumed_beats_app_dir, which runs under Wine"},
@@ -289,6 +298,7 @@ TEST_CASE("wine: every scenario is run under Wine or listed in kNotRun with the 
     // The probe claim holds only for what windows_exe_test.cpp probes: --host without --sysroot.
     if (n.why == kProbedAsHost) CHECK((has("--host") && !has("--sysroot")));
     if (n.why == kOwnWindowsFolders) CHECK(has("--sysroot"));
+    if (n.why == kRecipe) CHECK(has("--import"));
   }
   for (const auto& s : scenarios) {
     if (s.wine || s.name.rfind("finding_", 0) == 0) continue;
