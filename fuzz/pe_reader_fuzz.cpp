@@ -30,6 +30,7 @@ dlldoctor::pe::ReadLimits tiny_limits() {
   limits.max_name_length = 8;
   limits.max_resource_entries = 2;
   limits.max_manifest_bytes = 16;
+  limits.max_names_in_data = 1;
   return limits;
 }
 
@@ -37,7 +38,7 @@ dlldoctor::pe::ReadLimits tiny_limits() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const dlldoctor::BoundedReader bytes(data, size);
-  const dlldoctor::pe::ReadParts all{true, true, true};
+  const dlldoctor::pe::ReadParts all{true, true, true, true};
   const auto image = dlldoctor::pe::read_image(bytes, all);
   if (image) render(*image);
   const auto limited = dlldoctor::pe::read_image(bytes, all, tiny_limits());

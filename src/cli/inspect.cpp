@@ -23,8 +23,10 @@ int run_inspect(const InspectOptions& options) {
   int status = kExitOk;
   std::string text;
   report::Json documents = report::Json::array();
+  pe::ReadParts parts;
+  parts.named_in_data = true;
   for (const std::string& path : options.files) {
-    auto image = pe::read_image_file(path);
+    auto image = pe::read_image_file(path, parts);
     if (!image) {
       status = kExitFailure;
       print_message(path + ": " + image.error().message);
@@ -57,7 +59,7 @@ Runner setup_inspect(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* command = app.add_subcommand("inspect",
                                          "Print what the PE reader finds in each file: machine, "
-                                         "imports, delay imports, exports, versions, manifest");
+                                         "imports, delay imports, exports, versions, manifest, DLLs named in its data");
   command->add_option("files", options->files, "PE files (EXE or DLL)")->required();
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))

@@ -39,6 +39,10 @@ struct Section {
   std::uint32_t raw_size = 0;
 };
 
+// The file bytes the loader maps for a section: min(VirtualSize, SizeOfRawData) from its raw offset
+// (VirtualSize 0 means the raw size), cut at the end of the file. Empty when none of them is in the file.
+BoundedReader mapped_raw_data(const BoundedReader& file, const Section& section);
+
 // Offsets and RVAs in messages, as every PE tool prints them.
 inline std::string hex(std::uint64_t value) { return fmt::format("0x{:x}", value); }
 
@@ -78,6 +82,9 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
 void read_resources(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image);
 // The machine the image runs as: ARM64EC or ARM64X when the load config marks the header's AMD64 or ARM64
 // as such (load_config.cpp).
+// Image::named_in_data, from the file's read-only data sections (data_names.cpp). Runs after the import and
+// export directories, whose names it leaves out.
+void read_names_in_data(const BoundedReader& file, const ReadLimits& limits, Image& image);
 std::uint16_t hybrid_machine(const PeView& view, const DataDirectory& directory, std::uint16_t header_machine,
                              Image& image);
 

@@ -26,12 +26,19 @@ const Section* PeView::section_of(std::uint64_t rva) const {
   return nullptr;
 }
 
+BoundedReader mapped_raw_data(const BoundedReader& file, const Section& section) {
+  const std::uint64_t end =
+      std::min<std::uint64_t>(std::uint64_t{section.raw_offset} + readable_size(section), file.size());
+  if (section.raw_offset >= end) return {};
+  return *file.sub(section.raw_offset, end - section.raw_offset);
+}
+
 std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
   if (const Section* s = section_of(rva)) {
-    const std::uint64_t offset = std::uint64_t{s->raw_offset} + (rva - s->virtual_address);
-    const std::uint64_t end = std::min<std::uint64_t>(std::uint64_t{s->raw_offset} + readable_size(*s), file_.size());
-    if (offset >= end) return std::nullopt;
-    return file_.sub(offset, end - offset);
+    const BoundedReader data = mapped_raw_data(file_, *s);
+    const std::uint64_t offset = rva - s->virtual_address;
+    if (offset >= data.size()) return std::nullopt;
+    return data.sub(offset, data.size() - offset);
   }
   // Headers are mapped at RVA 0 (the bound import table usually lives there).
   const std::uint64_t header_end = std::min<std::uint64_t>(mapped_headers_, headers_.size());
@@ -204,7 +211,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
     std::string name;
     for (std::uint64_t c = 0; c < 8 && *header->u8(c) != 0; ++c) name += static_cast<char>(*header->u8(c));
     image.sections.push_back(SectionInfo{std::move(name), sections.back().virtual_address, sections.back().virtual_size,
-                                         sections.back().raw_offset, sections.back().raw_size});
+                                         sections.back().raw_offset, sections.back().raw_size, *header->u32(36)});
   }
   const PeView view(file, headers, mapped_headers, sections);
 
@@ -230,6 +237,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   }
   if (parts.exports) read_exports(view, directories[dir::kExport], limits, image);
   if (parts.resources) read_resources(view, directories[dir::kResource], limits, image);
+  if (parts.named_in_data) read_names_in_data(file, limits, image);
   read_certificate(file, directories[dir::kCertificate], image);
   image.has_clr = directories[dir::kClr].present();
   image.cut_short = cut_short(image, flat ? 0 : *size_of_headers, *section_alignment, directories[dir::kCertificate]);

@@ -82,6 +82,7 @@ Json image_to_json(const std::string& path, const pe::Image& image) {
   } else {
     j["exports"] = nullptr;
   }
+  j["named_in_data"] = image.named_in_data;
   j["file_version"] = version_json(image.file_version);
   j["product_version"] = version_json(image.product_version);
   j["strings"] = Json::object();
@@ -143,6 +144,10 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
       if (item.forwarder) fmt::format_to(it, " -> {}", item.forwarder->text);
       out += '\n';
     }
+  }
+  if (!image.named_in_data.empty()) {
+    fmt::format_to(it, "  named in data ({} DLLs, not imported):\n", image.named_in_data.size());
+    for (const auto& name : image.named_in_data) fmt::format_to(it, "    {}\n", name);
   }
   if (image.manifest) fmt::format_to(it, "  manifest: {} bytes\n", image.manifest->size());
   if (image.has_clr) out += "  .NET assembly (CLR header present)\n";

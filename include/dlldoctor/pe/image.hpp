@@ -88,6 +88,7 @@ struct SectionInfo {
   std::uint32_t virtual_size = 0;
   std::uint32_t raw_offset = 0;
   std::uint32_t raw_size = 0;
+  std::uint32_t characteristics = 0;  // IMAGE_SCN_* flags
 };
 
 // A file shorter than its headers say: what an interrupted copy or download, or a quarantine, leaves.
@@ -127,6 +128,11 @@ struct Image {
   std::optional<Version> product_version;
   std::map<std::string, std::string> strings;  // StringFileInfo of the first table
   std::optional<std::string> manifest;         // RT_MANIFEST text
+
+  // DLL names written as strings in the read-only data (ReadParts::named_in_data), other than the ones the
+  // import, delay-import and export tables hold: what the code may pass to LoadLibrary (onnxruntime's
+  // lazily loaded cudnn64_9.dll, cudart's nvcuda.dll). In order of first appearance, each once.
+  std::vector<std::string> named_in_data;
 
   bool has_clr = false;    // a .NET assembly (CLR header present)
   bool is_signed = false;  // an Authenticode certificate table is present

@@ -2,6 +2,7 @@
 // The PE reader: bounds-checked, lazy, never reads a whole file. read_image() is the in-memory entry
 // point (bytes in, model out) that unit tests and the fuzzer drive; read_image_file() maps a file.
 #include <string>
+#include <vector>
 
 #include "dlldoctor/core/bounded_reader.hpp"
 #include "dlldoctor/core/result.hpp"
@@ -14,6 +15,9 @@ struct ReadParts {
   bool imports = true;  // import, delay-import and bound-import directories
   bool exports = true;
   bool resources = true;  // version resource and manifest
+  // DLL names in the read-only data sections. Off by default: unlike the directories it reads whole
+  // sections (24 MB of onnxruntime_providers_cuda.dll), so only callers that use the names ask for it.
+  bool named_in_data = false;
 };
 
 // Limits that keep hostile files from costing unbounded time or memory. Real DLLs stay far below them
@@ -27,11 +31,17 @@ struct ReadLimits {
   std::size_t max_name_length = 4096;
   std::size_t max_resource_entries = 4096;
   std::size_t max_manifest_bytes = 1u << 20;
+  std::size_t max_names_in_data = 4096;
 };
 
 // Errors mean "not a PE file" (or headers too damaged to say); anything past the headers degrades into
 // warnings on the returned image.
 Result<Image> read_image(const BoundedReader& bytes, const ReadParts& parts = {}, const ReadLimits& limits = {});
+
+// The DLL names written in `bytes` as ASCII or UTF-16LE strings (Image::named_in_data says which sections
+// the reader gives it): runs of file-name characters ending in ".dll", without any path before them, each
+// once whatever its case, in order of first appearance, at most max_names.
+std::vector<std::string> dll_names_in(const BoundedReader& bytes, std::size_t max_names);
 
 Result<Image> read_image_file(const std::string& path, const ReadParts& parts = {}, const ReadLimits& limits = {});
 
