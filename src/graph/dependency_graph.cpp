@@ -15,12 +15,19 @@ std::string_view load_kind_name(LoadKind kind) {
     case LoadKind::Static: return "static";
     case LoadKind::Delay: return "delay";
     case LoadKind::Runtime: return "runtime";
+    case LoadKind::NamedInData: return "named_in_data";
     case LoadKind::Dynamic: return "dynamic";
   }
   return "?";
 }
 
 namespace {
+
+// Loads that happen when the library is first used, not when the module that makes them is loaded: a
+// request's outcome does not wait for them.
+bool at_first_use(LoadKind kind) {
+  return kind == LoadKind::Delay || kind == LoadKind::Runtime || kind == LoadKind::NamedInData;
+}
 
 using resolve::Failure;
 using resolve::SearchContext;
@@ -373,7 +380,7 @@ void Builder::retry_load(const LoadCall& call, std::size_t root, const std::stri
     if (!seen.insert(index).second) continue;
     if (closure_.modules[index].resolution.failure == Failure::NotFound) missing.push_back(index);
     for (const Edge& edge : edges_[index]) {
-      if (edge.kind != LoadKind::Delay && edge.kind != LoadKind::Runtime) stack.push_back(edge.to);
+      if (!at_first_use(edge.kind)) stack.push_back(edge.to);
     }
   }
   const std::string retry_label = fmt::format("LoadLibraryW(\"{}\") after {} failed with 126", call.name, label);
@@ -412,6 +419,15 @@ void Builder::expand_late_loads() {
       for (const DllName& sibling : loads->second)
         request(sibling.key(), LoadKind::Runtime, {}, name, depth + 1, index);
     }
+    // Names in the module's data that a family knows: its code loads them by bare name when it needs them.
+    const std::optional<std::string> path = closure_.modules[index].resolution.path;
+    if (!path || closure_.modules[index].resolution.assumed) continue;
+    const DllName self = closure_.modules[index].key;
+    for (const std::string& named : resolver_.names_in_data(*path)) {
+      const DllName key(named);
+      if (key != self && knowledge_.family_of.count(key))
+        request(named, LoadKind::NamedInData, {}, name, depth + 1, index);
+    }
   }
 }
 
@@ -447,7 +463,7 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
     }
     const auto& list = edges_[frame.module];
     for (auto it = list.rbegin(); it != list.rend(); ++it) {
-      if (it->kind == LoadKind::Delay || it->kind == LoadKind::Runtime) continue;
+      if (at_first_use(it->kind)) continue;
       stack.push_back({it->to, module.name, frame.depth + 1});
     }
   }

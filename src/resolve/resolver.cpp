@@ -75,6 +75,16 @@ bool machine_fits(std::uint16_t process, std::uint16_t dll) {
 
 bool has_path(std::string_view name) { return name.find_first_of("\\/") != std::string_view::npos; }
 
+std::vector<std::string> Resolver::names_in_data(const std::string& path) const {
+  pe::ReadParts parts;
+  parts.imports = false;
+  parts.exports = false;
+  parts.resources = false;
+  parts.named_in_data = true;
+  auto image = pe::read_image_file(path, parts);
+  return image ? image->named_in_data : std::vector<std::string>{};
+}
+
 const env::FolderRef& Resolver::system_folder(std::uint16_t process_machine) const {
   // A 32-bit process on 64-bit Windows sees SysWOW64 as System32 (WOW64 file system redirection).
   return process_machine == pe::machine::kI386 ? environment_.syswow64 : environment_.system32;

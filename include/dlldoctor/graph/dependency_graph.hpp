@@ -12,7 +12,9 @@
 
 namespace dlldoctor::graph {
 
-enum class LoadKind { Static, Delay, Runtime, Dynamic };
+// Runtime: a family's main DLL loads it by bare name (rules/*.toml); NamedInData: the module's code loads it
+// by a name found in its read-only data (onnxruntime's lazy cuDNN load), kept when a family knows it.
+enum class LoadKind { Static, Delay, Runtime, NamedInData, Dynamic };
 std::string_view load_kind_name(LoadKind kind);
 
 struct MissingExport {
