@@ -6,6 +6,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/env/inventory.hpp"
 
 namespace dlldoctor::recipes {
 namespace {
@@ -14,28 +15,6 @@ using rules::Recipe;
 using rules::RecipeStep;
 
 constexpr std::size_t kSmallFile = 256 * 1024;
-
-// Windows file-name matching of a glob with '*' (any run) and '?' (one character), case-insensitive.
-bool glob_match(std::string_view pattern, std::string_view name) {
-  std::size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || lower(pattern[p]) == lower(name[n]))) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = n;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
 
 class Expander {
  public:
@@ -227,7 +206,7 @@ class Expander {
     if (!step.unless_found.empty()) {
       for (const env::FolderRef& added : added_) {
         for (const std::string& name : files_.file_names(added.host)) {
-          if (glob_match(step.unless_found, name)) {
+          if (env::wildcard_match(step.unless_found, name)) {
             outcome.outcome = fmt::format("skipped: {} is in {}", name, added.windows.value_or(added.host));
             return;
           }
@@ -259,7 +238,7 @@ class Expander {
         if (auto found = folder.exists ? files_.find_file(folder.host, file) : std::nullopt) names.push_back(*found);
       } else if (folder.exists) {
         for (const std::string& name : files_.file_names(folder.host)) {
-          if (glob_match(file, name)) names.push_back(env::join_path(folder.host, name));
+          if (env::wildcard_match(file, name)) names.push_back(env::join_path(folder.host, name));
         }
       }
       if (names.empty()) {

@@ -119,6 +119,7 @@ constexpr NotRun kNotRun[] = {
     {"stack_driver_too_old_marked", kDriverInSysroot},
     {"stack_readme_demo_mixed_cudnn", kStackSummary},
     {"stack_plain_program_empty", kStackSummary},
+    {"named_in_data_lazy_cudnn_load", kProbedAsHost},
     {"framework_torch_bundled_cudnn_wins_over_path", kRecipe},
     {"framework_torch_retry_with_path", kRecipe},
     {"framework_conda_startup_dirs", kRecipe},
