@@ -51,6 +51,24 @@ void shown(graph::Module& module) {
   }
 }
 
+void shown(recipes::Expansion& expansion) {
+  env::PythonEnvironment& python = expansion.python;
+  shown(python.interpreter);
+  shown(python.prefix);
+  shown(python.base_prefix);
+  shown(python.why);
+  shown(python.site_packages);
+  shown(expansion.variables_used);
+  for (recipes::ExpandedRecipe& recipe : expansion.recipes) {
+    shown(recipe.package_dir);
+    for (auto& [name, value] : recipe.values) shown(value);
+    for (recipes::StepOutcome& step : recipe.steps) {
+      shown(step.step);
+      shown(step.outcome);
+    }
+  }
+}
+
 }  // namespace
 
 DisplayCopy::DisplayCopy(const ReportInput& input)
@@ -61,7 +79,10 @@ DisplayCopy::DisplayCopy(const ReportInput& input)
       input_(input) {
   shown(request_.program);
   shown(request_.preload);
-  for (graph::LoadCall& call : request_.loads) shown(call.name);
+  for (graph::LoadCall& call : request_.loads) {
+    shown(call.name);
+    shown(call.origin);
+  }
   shown(environment_.notes);
   shown(environment_.sysroot);
   for (env::PathEntry& entry : environment_.path) {
@@ -79,6 +100,11 @@ DisplayCopy::DisplayCopy(const ReportInput& input)
     shown(finding.message);
   }
   for (resolve::SearchFolder& folder : input_.search_order) shown(folder.folder);
+  if (input.expansion) {
+    expansion_ = *input.expansion;
+    shown(*expansion_);
+    input_.expansion = &*expansion_;
+  }
   input_.request = &request_;
   input_.environment = &environment_;
   input_.closure = &closure_;

@@ -26,6 +26,7 @@ class DisplayCopy {
   env::Environment environment_;
   graph::Closure closure_;
   std::vector<rules::Finding> findings_;
+  std::optional<recipes::Expansion> expansion_;
   ReportInput input_;
 };
 
