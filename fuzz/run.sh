@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 
 CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S "$root" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLLDOCTOR_FUZZ=ON -DDLLDOCTOR_BUILD_FIXTURES=OFF -DDLLDOCTOR_BUILD_TESTS=OFF
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DDLLDOCTOR_FUZZ=ON -DDLLDOCTOR_BUILD_FIXTURES=OFF -DDLLDOCTOR_BUILD_TESTS=OFF
 cmake --build "$build" --target "${targets[@]/%/_fuzz}"
 
 scratch=$(mktemp -d)
