@@ -1,4 +1,6 @@
 // `dlldoctor APP.exe [flags]`: which copy of every DLL loads, from where, why, and what fails.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -169,6 +171,17 @@ int run_explain(const ExplainOptions& options) {
     if (!expanded) return fail(expanded.error().message);
     expansion = std::move(expanded).value();
   }
+  const rules::LoadProfile* profile = nullptr;
+  if (!options.profile.empty()) {
+    profile = rule_data->profile(options.profile);
+    if (!profile) {
+      std::string known;
+      for (const rules::LoadProfile& p : rule_data->profiles) known += (known.empty() ? "" : ", ") + p.id;
+      return fail(fmt::format("--profile {}: no such profile (profiles: {}; add one with --rules DIR)", options.profile,
+                              known.empty() ? "none" : known));
+    }
+    if (options.loads.empty()) return fail("--profile gives the flags of --load calls: add --host and --load");
+  }
   request.preload = options.preload;
   for (std::size_t i = 0; i < options.loads.size(); ++i) {
     graph::LoadCall call;
@@ -181,12 +194,9 @@ int run_explain(const ExplainOptions& options) {
       call.flags |= *parsed;
       has_flags = true;
     }
-    // The profiles stand for the calls these processes make (DOMAIN.md §2).
-    if (!has_flags && options.profile == "python-extension") {
-      call.flags = resolve::load_flags::kSearchDefaultDirs | resolve::load_flags::kSearchDllLoadDir;
-    } else if (!has_flags && options.profile == "python-ctypes") {
-      call.flags = resolve::load_flags::kSearchDefaultDirs;
-      if (resolve::has_path(call.name)) call.flags |= resolve::load_flags::kSearchDllLoadDir;
+    // A profile stands for the calls such a process makes (DOMAIN.md §2).
+    if (!has_flags && profile) {
+      call.flags = resolve::has_path(call.name) ? profile->flags_with_path.value_or(profile->flags) : profile->flags;
     }
     request.loads.push_back(call);
   }
@@ -326,8 +336,9 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
       ->group(frameworks);
   app.add_option("--setenv", options->setenv, "NAME=VALUE: an environment variable of the process (repeatable)")
       ->group(environment);
-  app.add_option("--profile", options->profile, "Flags of a kind of process for the --load calls")
-      ->check(CLI::IsMember({"python-extension", "python-ctypes"}))
+  app.add_option("--profile", options->profile,
+                 "Flags of a kind of process for the --load calls: python-extension, python-ctypes, node-addon "
+                 "([[profile]] in rules/)")
       ->group(calls);
   app.add_option("--wrong-machine", options->wrong_machine,
                  "A wrong-machine file found first: fail (documented, error 193) or skip (Dependencies, Wine)")

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/env/inventory.hpp"
 
 namespace dlldoctor::graph {
 
@@ -79,6 +80,9 @@ class Builder {
                                          const SearchContext& context, int depth);
   const ExportIndex& exports_of(const pe::Image& image);
   void link(std::size_t from, std::size_t to, LoadKind kind);
+  const DelayLoadHook* delay_load_hook(const std::string& importer, const DllName& dll) const;
+  // A delay import a hook answers with the process's own program (GetModuleHandle(NULL)): no search.
+  void bind_to_host(std::size_t importer, const pe::ImportedDll& import, const DelayLoadHook& hook);
   // One more request for a module already in the closure.
   void note_request(std::size_t index, const std::string& needed_by, std::optional<std::size_t> parent, LoadKind kind);
   std::size_t add_module(std::string_view name, const DllName& key, LoadKind kind, int depth,
@@ -102,6 +106,28 @@ void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
     list.push_back({to, kind});
     closure_.modules[from].children.push_back(to);
   }
+}
+
+const DelayLoadHook* Builder::delay_load_hook(const std::string& importer, const DllName& dll) const {
+  for (const DelayLoadHook& hook : knowledge_.delay_load_hooks) {
+    if (env::wildcard_match(hook.importer, importer) &&
+        std::find(hook.dlls.begin(), hook.dlls.end(), dll) != hook.dlls.end())
+      return &hook;
+  }
+  return nullptr;
+}
+
+void Builder::bind_to_host(std::size_t importer, const pe::ImportedDll& import, const DelayLoadHook& hook) {
+  const std::string name = closure_.modules[importer].name;
+  const Module& host = closure_.modules[0];
+  // A host that is not on this disk is only the process's name: no edge to a module that failed.
+  if (host.resolution.failure == Failure::None) link(importer, 0, LoadKind::Delay);
+  closure_.notes.push_back(
+      fmt::format("{}'s delay import of {} is answered by its delay-load hook with the program "
+                  "that hosts it, {} ({})",
+                  name, import.dll, host.name, hook.why));
+  // A host that was read must export what the import names (node.exe, or Electron's program, does).
+  if (host.resolution.image) check_imports(0, import.functions, name, LoadKind::Delay, {});
 }
 
 std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchContext& context,
@@ -410,8 +436,27 @@ void Builder::expand_late_loads() {
     const int depth = closure_.modules[index].depth;
     if (image) {
       for (const pe::ImportedDll& import : image->delay_imports) {
-        const std::size_t child = request(import.dll, LoadKind::Delay, {}, name, depth + 1, index);
-        check_imports(child, import.functions, name, LoadKind::Delay, {});
+        const DelayLoadHook* hook =
+            closure_.modules[index].resolution.path ? delay_load_hook(name, DllName(import.dll)) : nullptr;
+        if (hook && hook->answer == DelayLoadHook::Answer::HostProgram) {
+          bind_to_host(index, import, *hook);
+          continue;
+        }
+        SearchContext context;
+        std::string wanted = import.dll;
+        if (hook) {
+          // The hook's own LoadLibraryExW: the full path in the hooking module's folder.
+          const std::string folder = folder_of(*closure_.modules[index].resolution.path);
+          wanted = env::join_path(folder, import.dll);
+          context.flags = hook->flags;
+          context.dll_load_dir = env::resolve_folder(environment_, folder, files_);
+          closure_.notes.push_back(
+              fmt::format("{}'s delay import of {} is loaded by its delay-load hook from its own "
+                          "folder with 0x{:x} ({})",
+                          name, import.dll, hook->flags, hook->why));
+        }
+        const std::size_t child = request(wanted, LoadKind::Delay, context, name, depth + 1, index);
+        check_imports(child, import.functions, name, LoadKind::Delay, context);
       }
     }
     if (auto loads = knowledge_.runtime_loads.find(closure_.modules[index].key);

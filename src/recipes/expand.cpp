@@ -7,6 +7,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/inventory.hpp"
+#include "dlldoctor/rules/recipe_condition.hpp"
 
 namespace dlldoctor::recipes {
 namespace {
@@ -69,11 +70,19 @@ class Expander {
     origin_ = "import " + id;
     values_["package"] = package_dir;
     values_["site_packages"] = folder_of(package_dir);
-    read_values(top, package_dir, out);
+    // The package's own values first, then those each recipe of the chain adds (preload_dlls reads torch's).
+    std::vector<const Recipe*> chain;
+    for (const Recipe* at = recipe; at; at = at->extends.empty() ? nullptr : rules_.recipe(at->extends))
+      chain.insert(chain.begin(), at);
+    for (const Recipe* at : chain) read_values(*at, package_dir, out);
     added_.clear();
     run_chain(*recipe, out);
     out.loads = request_.loads.size() - out.first_load;
     expansion_.recipes.push_back(std::move(out));
+    // What a later recipe sees as {imported:ID} (onnxruntime.preload_dlls asks whether torch is in
+    // sys.modules): the recipe and those it extends.
+    for (const Recipe* at = recipe; at; at = at->extends.empty() ? nullptr : rules_.recipe(at->extends))
+      imported_.push_back(at->id);
     return true;
   }
 
@@ -99,18 +108,31 @@ class Expander {
   }
 
   std::map<std::string, std::string> base_values() const {
-    return {{"prefix", python_.prefix},
-            {"exec_prefix", python_.prefix},
-            {"base_prefix", python_.base_prefix},
-            {"base_exec_prefix", python_.base_prefix}};
+    std::map<std::string, std::string> values{{"prefix", python_.prefix},
+                                              {"exec_prefix", python_.prefix},
+                                              {"base_prefix", python_.base_prefix},
+                                              {"base_exec_prefix", python_.base_prefix}};
+    for (const std::string& id : imported_) values["imported:" + id] = "yes";
+    return values;
   }
 
   void read_values(const Recipe& recipe, const std::string& package_dir, ExpandedRecipe& out) {
+    read_attributes(recipe, package_dir, out);
+    for (const rules::RecipeDerived& derived : recipe.derived) {
+      const auto from = values_.find(derived.from);
+      const auto to = from == values_.end() ? derived.map.end() : derived.map.find(from->second);
+      if (to != derived.map.end()) values_[derived.name] = to->second;
+    }
+  }
+
+  void read_attributes(const Recipe& recipe, const std::string& package_dir, ExpandedRecipe& out) {
     std::vector<rules::RecipeAttribute> wanted = recipe.attributes;
     if (recipe.version) wanted.insert(wanted.begin(), *recipe.version);
     for (const rules::RecipeAttribute& attribute : wanted) {
       std::optional<std::string> value;
       std::string folder = package_dir;
+      if (!attribute.package.empty())
+        folder = files_.find_folder(folder_of(package_dir), attribute.package).value_or("");
       std::string file_name = attribute.file;
       if (const auto slash = file_name.find_last_of("/\\"); slash != std::string::npos) {
         auto sub = files_.find_folder(folder, file_name.substr(0, slash));
@@ -171,26 +193,55 @@ class Expander {
   }
 
   void run_steps(const Recipe& recipe, ExpandedRecipe& out) {
-    for (const RecipeStep& step : recipe.steps) out.steps.push_back(run_step(step));
+    for (const RecipeStep& step : recipe.steps) {
+      if (!step.when.empty() && !condition_holds(step)) {
+        out.steps.push_back({step_text(step, step.target), fmt::format("skipped: not {}", step.when), step.why});
+        continue;
+      }
+      if (step.each.empty()) {
+        out.steps.push_back(run_step(step));
+        continue;
+      }
+      for (const std::string& entry : step.each) {
+        auto filled = fill(entry);
+        values_["each"] = filled ? *filled : entry;
+        values_["each_name"] = base_name(values_["each"]);
+        out.steps.push_back(run_step(step));
+      }
+      values_.erase("each");
+      values_.erase("each_name");
+    }
+  }
+
+  bool condition_holds(const RecipeStep& step) {
+    const auto condition = rules::parse_condition(step.when);  // checked when the rules were read
+    return condition && rules::holds(*condition, [&](const std::string& operand) {
+             auto value = fill(operand);
+             return value ? *value : std::string();
+           });
+  }
+
+  static std::string step_text(const RecipeStep& step, const std::string& target) {
+    if (step.kind == RecipeStep::Kind::NoInheritedPath) return "no_inherited_path";
+    return fmt::format("{} {}", step.kind == RecipeStep::Kind::Load ? "load" : "add_dll_directory", target);
   }
 
   StepOutcome run_step(const RecipeStep& step) {
     StepOutcome outcome;
     outcome.why = step.why;
     if (step.kind == RecipeStep::Kind::NoInheritedPath) {
-      outcome.step = "no_inherited_path";
+      outcome.step = step_text(step, step.target);
       request_.settings.inherited_path_searched = false;
       outcome.outcome = "PATH is not searched for this process's DLLs";
       return outcome;
     }
     auto target = fill(step.target);
-    const char* verb = step.kind == RecipeStep::Kind::Load ? "load" : "add_dll_directory";
     if (!target) {
-      outcome.step = fmt::format("{} {}", verb, step.target);
+      outcome.step = step_text(step, step.target);
       outcome.outcome = "skipped: " + target.error().message;
       return outcome;
     }
-    outcome.step = fmt::format("{} {}", verb, *target);
+    outcome.step = step_text(step, *target);
     if (step.kind == RecipeStep::Kind::AddDllDirectory) {
       add_directory(step, *target, outcome);
     } else {
@@ -269,6 +320,7 @@ class Expander {
   std::vector<env::FolderRef> added_;    // folders this recipe added (PyTorch's dll_paths)
   std::vector<env::FolderRef> pending_;  // added since the last load
   std::string origin_;                   // what the calls are made by: "import torch", "conda"
+  std::vector<std::string> imported_;    // recipes imported so far, in this process
   bool startup_ = false;
 };
 

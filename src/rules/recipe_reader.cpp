@@ -3,6 +3,7 @@
 #include <set>
 
 #include "dlldoctor/resolve/load_request.hpp"
+#include "dlldoctor/rules/recipe_condition.hpp"
 
 namespace dlldoctor::rules {
 namespace {
@@ -13,10 +14,13 @@ using detail::where;
 
 Result<RecipeAttribute> read_attribute(const TableReader& in, bool named) {
   RecipeAttribute attribute;
-  auto keys = named ? in.only_keys({"name", "file", "key"}) : in.only_keys({"file", "key"});
+  auto keys = named ? in.only_keys({"name", "file", "key", "package"}) : in.only_keys({"file", "key"});
   if (!keys) return keys.error();
   std::optional<Error> error;
-  if (named) assign(in.text("name"), attribute.name, error);
+  if (named) {
+    assign(in.text("name"), attribute.name, error);
+    assign(in.text("package", std::string()), attribute.package, error);
+  }
   assign(in.text("file"), attribute.file, error);
   assign(in.text("key"), attribute.key, error);
   if (error) return *error;
@@ -27,7 +31,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   RecipeStep step;
   step.source = in.at();
   auto keys = in.only_keys({"add_dll_directory", "load", "no_inherited_path", "flags", "if_exists", "unless_found",
-                            "retry_with_path", "why"});
+                            "retry_with_path", "each", "when", "why"});
   if (!keys) return keys.error();
   // One kind of call per step.
   const toml::table& table = in.table();
@@ -54,7 +58,13 @@ Result<RecipeStep> read_step(const TableReader& in) {
   assign(in.text("unless_found", std::string()), step.unless_found, error);
   assign(in.flag("retry_with_path", false), step.retry_with_path, error);
   assign(in.text("why", std::string()), step.why, error);
+  assign(in.texts("each", false), step.each, error);
+  assign(in.text("when", std::string()), step.when, error);
   if (error) return *error;
+  if (!step.when.empty()) {
+    auto condition = parse_condition(step.when);
+    if (!condition) return Error{fmt::format("{}: when: {}", step.source, condition.error().message)};
+  }
   if (step.kind == RecipeStep::Kind::NoInheritedPath && !no_path)
     return Error{fmt::format("{}: no_inherited_path is written only as true", step.source)};
   if (!flags.empty()) {
@@ -75,7 +85,8 @@ Result<RecipeStep> read_step(const TableReader& in) {
 Result<Recipe> read_recipe(const TableReader& in) {
   Recipe recipe;
   recipe.source = in.at();
-  auto keys = in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "step"});
+  auto keys =
+      in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "derived", "step"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), recipe.id, error);
@@ -112,12 +123,91 @@ Result<Recipe> read_recipe(const TableReader& in) {
       recipe.attributes.push_back(std::move(read).value());
     }
   }
+  if (const toml::node* node = table.get("derived")) {
+    const toml::array* list = node->as_array();
+    if (!list) return Error{fmt::format("{}: derived must be a list of tables", where(file, node->source()))};
+    for (const toml::node& item : *list) {
+      const toml::table* entry = item.as_table();
+      if (!entry) return Error{fmt::format("{}: derived must hold tables", where(file, item.source()))};
+      const TableReader reader(*entry, file);
+      auto entry_keys = reader.only_keys({"name", "from", "map"});
+      if (!entry_keys) return entry_keys.error();
+      RecipeDerived derived;
+      assign(reader.text("name"), derived.name, error);
+      assign(reader.text("from"), derived.from, error);
+      if (error) return *error;
+      const toml::table* map = entry->get("map") ? entry->get("map")->as_table() : nullptr;
+      if (!map) return Error{fmt::format("{}: derived needs map = {{ \"value\" = \"value\", ... }}", reader.at())};
+      for (const auto& [key, value] : *map) {
+        auto text = value.value<std::string>();
+        if (!text) return Error{fmt::format("{}: map values must be strings", where(file, value.source()))};
+        derived.map.emplace(std::string(key.str()), *text);
+      }
+      recipe.derived.push_back(std::move(derived));
+    }
+  }
   auto steps = detail::read_tables(table, "step", file, recipe.steps, read_step);
   if (!steps) return steps.error();
   return recipe;
 }
 
-Result<bool> validate_recipes(const std::vector<Recipe>& recipes) {
+Result<LoadProfile> read_profile(const TableReader& in) {
+  LoadProfile profile;
+  profile.source = in.at();
+  auto keys = in.only_keys({"id", "flags", "flags_with_path", "why"});
+  if (!keys) return keys.error();
+  std::optional<Error> error;
+  std::string flags, with_path;
+  assign(in.text("id"), profile.id, error);
+  assign(in.text("flags"), flags, error);
+  assign(in.text("flags_with_path", std::string()), with_path, error);
+  assign(in.text("why", std::string()), profile.why, error);
+  if (error) return *error;
+  auto parsed = resolve::parse_load_flags(flags);
+  if (!parsed) return Error{fmt::format("{}: flags: {}", profile.source, parsed.error().message)};
+  profile.flags = *parsed;
+  if (!with_path.empty()) {
+    auto parsed_with_path = resolve::parse_load_flags(with_path);
+    if (!parsed_with_path)
+      return Error{fmt::format("{}: flags_with_path: {}", profile.source, parsed_with_path.error().message)};
+    profile.flags_with_path = *parsed_with_path;
+  }
+  return profile;
+}
+
+Result<graph::DelayLoadHook> read_delay_load_hook(const TableReader& in) {
+  graph::DelayLoadHook hook;
+  hook.source = in.at();
+  auto keys = in.only_keys({"importer", "dlls", "answer", "flags", "why"});
+  if (!keys) return keys.error();
+  std::optional<Error> error;
+  std::string answer, flags;
+  assign(in.text("importer"), hook.importer, error);
+  assign(in.texts<DllName>("dlls", true), hook.dlls, error);
+  assign(in.text("answer"), answer, error);
+  assign(in.text("flags", std::string()), flags, error);
+  assign(in.text("why"), hook.why, error);
+  if (error) return *error;
+  if (answer == "host_program") {
+    hook.answer = graph::DelayLoadHook::Answer::HostProgram;
+    if (!flags.empty()) return Error{fmt::format("{}: flags belong to answer = \"importer_folder\"", hook.source)};
+  } else if (answer == "importer_folder") {
+    hook.answer = graph::DelayLoadHook::Answer::ImporterFolder;
+    auto parsed = resolve::parse_load_flags(flags.empty() ? "0" : flags);
+    if (!parsed) return Error{fmt::format("{}: flags: {}", hook.source, parsed.error().message)};
+    hook.flags = *parsed;
+  } else {
+    return Error{fmt::format("{}: answer must be \"host_program\" or \"importer_folder\"", hook.source)};
+  }
+  return hook;
+}
+
+Result<bool> validate_recipes(const std::vector<Recipe>& recipes, const std::vector<LoadProfile>& profiles) {
+  std::set<std::string> profile_ids;
+  for (const LoadProfile& profile : profiles) {
+    if (!profile_ids.insert(profile.id).second)
+      return Error{fmt::format("{}: profile '{}' is defined twice", profile.source, profile.id)};
+  }
   std::set<std::string> seen;
   for (const Recipe& recipe : recipes) {
     if (!recipe.extends.empty() && !seen.count(recipe.extends)) {

@@ -159,7 +159,8 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   }
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
-    if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver" && name != "recipe") {
+    if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver" && name != "recipe" &&
+        name != "profile" && name != "delay_load_hook") {
       return Error{fmt::format("{}: unknown section '{}'", where(file, node.source()), name)};
     }
   }
@@ -183,6 +184,10 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   if (!findings) return findings;
   auto recipes = read_tables(root, "recipe", file, data.recipes, read_recipe);
   if (!recipes) return recipes;
+  auto profiles = read_tables(root, "profile", file, data.profiles, read_profile);
+  if (!profiles) return profiles;
+  auto hooks = read_tables(root, "delay_load_hook", file, data.delay_load_hooks, read_delay_load_hook);
+  if (!hooks) return hooks;
   if (const toml::table* driver = root["driver"].as_table()) {
     auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
     if (!minimums) return minimums;
@@ -223,7 +228,7 @@ Result<bool> validate(RuleData& data) {
           fmt::format("{}: finding '{}' names unknown failure mode '{}'", rule.source, rule.id, rule.failure_mode)};
     }
   }
-  auto recipes = validate_recipes(data.recipes);
+  auto recipes = validate_recipes(data.recipes, data.profiles);
   if (!recipes) return recipes;
   std::sort(data.driver_minimums.begin(), data.driver_minimums.end(),
             [](const DriverMinimum& a, const DriverMinimum& b) {
@@ -251,6 +256,13 @@ const Family* RuleData::family(const std::string& id) const {
 const FailureMode* RuleData::failure_mode(const std::string& id) const {
   for (const FailureMode& mode : failure_modes) {
     if (mode.id == id) return &mode;
+  }
+  return nullptr;
+}
+
+const LoadProfile* RuleData::profile(const std::string& id) const {
+  for (const LoadProfile& p : profiles) {
+    if (p.id == id) return &p;
   }
   return nullptr;
 }

@@ -117,6 +117,7 @@ graph::LoadKnowledge load_knowledge(const RuleData& rules) {
     if (family.runtime_loads.empty()) continue;
     for (const DllName& main : family.main) knowledge.runtime_loads.emplace(main, family.runtime_loads);
   }
+  knowledge.delay_load_hooks = rules.delay_load_hooks;
   return knowledge;
 }
 

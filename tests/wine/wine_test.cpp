@@ -91,6 +91,8 @@ constexpr const char* kStackSummary =
     "what other scenarios compare with Wine";
 constexpr NotRun kNotRun[] = {
     {"altered_search_path_finds_dependency", kProbedAsHost},
+    {"delay_load_hook_file_missing", kProbedAsHost},
+    {"delay_load_hooks_node_addon", kProbedAsHost},
     {"api_set_resolved_by_schema", kProbedAsHost},
     {"api_set_eventing_service_appmodel_without_sysroot",
      "the prediction uses Windows 11's hosts (api-ms-win-appmodel-runtime-l1-1 in kernel.appcore.dll); Wine 8.0's "

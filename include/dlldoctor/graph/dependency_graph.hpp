@@ -67,12 +67,27 @@ struct LoadCall {
   std::string origin;  // what makes the call: a recipe's step ("torch: load torch\lib\*.dll"); empty for --load
 };
 
+// A delay-load hook compiled into a module (rules/*.toml, [[delay_load_hook]]): it answers some of the
+// module's delay imports itself instead of the loader's search. node-gyp's win_delay_load_hook.cc hands
+// an addon's node.exe import the module of whatever program hosts it; onnxruntime.dll's hook loads
+// DirectML.dll by full path from its own folder.
+struct DelayLoadHook {
+  std::string importer;  // the hooking module's file name, '*' and '?' allowed: "*.node", "onnxruntime.dll"
+  std::vector<DllName> dlls;
+  enum class Answer { HostProgram, ImporterFolder };
+  Answer answer = Answer::ImporterFolder;
+  std::uint32_t flags = 0;  // ImporterFolder: the LoadLibraryExW flags of the full-path load
+  std::string why;          // the source it stands for, for the report's notes
+  std::string source;       // file:line of the rule
+};
+
 // What the closure must know of DLL families, from the rules (rules/*.toml), so that the graph does not
-// depend on the rule engine: which family a DLL is of, and what a family's main DLL loads by bare name
-// when it is first used.
+// depend on the rule engine: which family a DLL is of, what a family's main DLL loads by bare name
+// when it is first used, and which modules answer their own delay imports.
 struct LoadKnowledge {
   std::unordered_map<DllName, std::string> family_of;
   std::unordered_map<DllName, std::vector<DllName>> runtime_loads;
+  std::vector<DelayLoadHook> delay_load_hooks;
 };
 
 struct ClosureRequest {

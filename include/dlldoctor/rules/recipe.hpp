@@ -4,6 +4,7 @@
 // by path or glob with their LoadLibraryEx flags, fallbacks. src/recipes/ expands one into the closure
 // request the resolver takes. docs/rules-format.md describes the keys.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,9 +13,17 @@ namespace dlldoctor::rules {
 
 // A value the package's own files say, e.g. torch\version.py's `cuda = '12.4'`.
 struct RecipeAttribute {
-  std::string name;  // the placeholder it fills: {cuda}; a version also gives {cuda_major}, {cuda_minor}
-  std::string file;  // relative to the package folder
-  std::string key;   // the Python assignment read from it
+  std::string name;     // the placeholder it fills: {cuda}; a version also gives {cuda_major}, {cuda_minor}
+  std::string file;     // relative to the package folder
+  std::string key;      // the Python assignment read from it
+  std::string package;  // another package's folder in the same site-packages ("torch"); empty: the recipe's
+};
+
+// A value looked up from another: cuFFT's major is 11 for CUDA 12 and 12 for CUDA 13.
+struct RecipeDerived {
+  std::string name;                        // the placeholder it fills: {cufft_major}
+  std::string from;                        // the value it is looked up by: "cuda_major"
+  std::map<std::string, std::string> map;  // that value -> this one; no entry: no value
 };
 
 struct RecipeStep {
@@ -28,8 +37,13 @@ struct RecipeStep {
   bool if_exists = false;        // AddDllDirectory only when the folder exists
   std::string unless_found;      // skip when a file matching this glob is in a folder added so far
   bool retry_with_path = false;  // on 126: the added folders first on PATH, then LoadLibraryW
-  std::string why;               // one line for the report: the source line this step stands for
-  std::string source;            // file:line
+  // The step is made once per entry, with {each} the entry and {each_name} its file name.
+  std::vector<std::string> each;
+  // The step is made only when this holds: "A == B" or "A != B" clauses joined by "and", alternatives
+  // joined by "or" ("and" binds first); a placeholder without a value is empty here.
+  std::string when;
+  std::string why;     // one line for the report: the source line this step stands for
+  std::string source;  // file:line
 };
 
 struct Recipe {
@@ -42,8 +56,20 @@ struct Recipe {
   std::string extends;  // the recipe whose steps come first ("onnxruntime" for "onnxruntime[cuda]")
   std::optional<RecipeAttribute> version;
   std::vector<RecipeAttribute> attributes;
+  std::vector<RecipeDerived> derived;
   std::vector<RecipeStep> steps;
   std::string source;  // file:line
+};
+
+// How the --load calls of one kind of process are made (--profile, [[profile]]): python-extension,
+// python-ctypes, node-addon. A --load given its own --flags keeps them.
+struct LoadProfile {
+  std::string id;
+  std::uint32_t flags = 0;
+  // Instead of flags for a name with a path (ctypes.CDLL adds LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR then).
+  std::optional<std::uint32_t> flags_with_path;
+  std::string why;
+  std::string source;
 };
 
 }  // namespace dlldoctor::rules

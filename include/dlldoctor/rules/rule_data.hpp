@@ -9,6 +9,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
+#include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/recipe.hpp"
 
@@ -58,6 +59,8 @@ struct RuleData {
   std::vector<FindingRule> findings;
   std::vector<DriverMinimum> driver_minimums;  // ascending by CUDA version
   std::vector<Recipe> recipes;
+  std::vector<LoadProfile> profiles;
+  std::vector<graph::DelayLoadHook> delay_load_hooks;
   std::vector<std::string> files;  // the rule files read, in order
 
   const Family* family_of(const DllName& dll) const;
@@ -65,6 +68,7 @@ struct RuleData {
   const FailureMode* failure_mode(const std::string& id) const;
   const FindingRule* finding(const std::string& id) const;
   const Recipe* recipe(const std::string& id) const;
+  const LoadProfile* profile(const std::string& id) const;
 };
 
 // Reads every *.toml file of each folder, in name order, folders in the order given; later files add to
