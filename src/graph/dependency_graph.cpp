@@ -575,12 +575,19 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
   if (closure.loads.empty()) {
     closure.outcome = closure.startup.value_or(Outcome{});
   } else {
-    // With LoadLibrary calls, the question is whether they succeed: the first failing one, else the last.
-    auto failing = std::find_if(closure.loads.begin(), closure.loads.end(), [](const Outcome& o) { return !o.ok; });
-    closure.outcome = failing != closure.loads.end() ? *failing : closure.loads.back();
+    // With LoadLibrary calls, the question is whether they succeed: the first failing one whose failure
+    // the caller does not catch, else the last that succeeded.
+    std::optional<std::size_t> failing, last_ok;
+    for (std::size_t i = 0; i < closure.loads.size(); ++i) {
+      if (closure.loads[i].ok) {
+        last_ok = i;
+      } else if (!failing && !request.loads[i].failure_caught) {
+        failing = i;
+      }
+    }
+    closure.outcome = closure.loads[failing ? *failing : last_ok.value_or(closure.loads.size() - 1)];
     // Every call of a recipe succeeded: the question was the import, not its last call.
-    if (failing == closure.loads.end() && !request.loads.back().origin.empty())
-      closure.outcome.request = request.loads.back().origin;
+    if (!failing && !request.loads.back().origin.empty()) closure.outcome.request = request.loads.back().origin;
   }
   std::string assumed_api_sets;
   for (const Module& module : closure.modules) {

@@ -104,7 +104,8 @@ class Expander {
 
   void run_chain(const Recipe& recipe, ExpandedRecipe& out) {
     if (!recipe.extends.empty()) run_chain(*rules_.recipe(recipe.extends), out);
-    run_steps(recipe, out);
+    // Python imports a module once: a recipe this process has run already is not run again.
+    if (std::find(imported_.begin(), imported_.end(), recipe.id) == imported_.end()) run_steps(recipe, out);
   }
 
   std::map<std::string, std::string> base_values() const {
@@ -304,6 +305,7 @@ class Expander {
       call.add_dll_directories = std::move(pending_);
       pending_.clear();
       if (step.retry_with_path) call.retry_with_path = added_;
+      call.failure_caught = step.failure_caught;
       call.origin = origin_;
       request_.loads.push_back(std::move(call));
     }

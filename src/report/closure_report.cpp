@@ -211,6 +211,7 @@ Json closure_to_json(const ReportInput& input) {
                      {"origin", request.loads[i].origin.empty() ? Json(nullptr) : Json(request.loads[i].origin)},
                      {"flags", fmt::format("0x{:x}", request.loads[i].flags)},
                      {"flag_names", std::move(flag_names)},
+                     {"failure_caught", request.loads[i].failure_caught},
                      {"outcome", i < closure.loads.size() ? outcome_json(closure.loads[i]) : Json(nullptr)}});
   }
   Json request_json = {{"kind", request.loads.empty() ? "startup" : "load"},

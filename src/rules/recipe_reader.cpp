@@ -31,7 +31,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   RecipeStep step;
   step.source = in.at();
   auto keys = in.only_keys({"add_dll_directory", "load", "no_inherited_path", "flags", "if_exists", "unless_found",
-                            "retry_with_path", "each", "when", "why"});
+                            "retry_with_path", "failure_caught", "each", "when", "why"});
   if (!keys) return keys.error();
   // One kind of call per step.
   const toml::table& table = in.table();
@@ -57,6 +57,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   assign(in.flag("if_exists", false), step.if_exists, error);
   assign(in.text("unless_found", std::string()), step.unless_found, error);
   assign(in.flag("retry_with_path", false), step.retry_with_path, error);
+  assign(in.flag("failure_caught", false), step.failure_caught, error);
   assign(in.text("why", std::string()), step.why, error);
   assign(in.texts("each", false), step.each, error);
   assign(in.text("when", std::string()), step.when, error);
@@ -73,8 +74,8 @@ Result<RecipeStep> read_step(const TableReader& in) {
     if (!parsed) return Error{fmt::format("{}: flags: {}", step.source, parsed.error().message)};
     step.flags = *parsed;
   }
-  if (step.retry_with_path && step.kind != RecipeStep::Kind::Load)
-    return Error{fmt::format("{}: retry_with_path belongs to a load", step.source)};
+  if ((step.retry_with_path || step.failure_caught) && step.kind != RecipeStep::Kind::Load)
+    return Error{fmt::format("{}: retry_with_path and failure_caught belong to a load", step.source)};
   if ((step.if_exists || !step.unless_found.empty()) && step.kind != RecipeStep::Kind::AddDllDirectory)
     return Error{fmt::format("{}: if_exists and unless_found belong to an add_dll_directory", step.source)};
   return step;

@@ -122,6 +122,8 @@ constexpr NotRun kNotRun[] = {
     {"stack_readme_demo_mixed_cudnn", kStackSummary},
     {"stack_plain_program_empty", kStackSummary},
     {"named_in_data_lazy_cudnn_load", kProbedAsHost},
+    {"framework_onnxruntime_preload_dlls_after_torch", kRecipe},
+    {"framework_onnxruntime_preload_dlls_nvidia_wheels", kRecipe},
     {"framework_torch_bundled_cudnn_wins_over_path", kRecipe},
     {"framework_torch_retry_with_path", kRecipe},
     {"framework_conda_startup_dirs", kRecipe},

@@ -65,6 +65,9 @@ struct LoadCall {
   // calls LoadLibraryW(name) again.
   std::vector<env::FolderRef> retry_with_path;
   std::string origin;  // what makes the call: a recipe's step ("torch: load torch\lib\*.dll"); empty for --load
+  // The caller catches this call's failure and goes on (onnxruntime.preload_dlls prints it): the call's
+  // own outcome says it failed, the verdict does not wait for it.
+  bool failure_caught = false;
 };
 
 // A delay-load hook compiled into a module (rules/*.toml, [[delay_load_hook]]): it answers some of the

@@ -37,6 +37,7 @@ struct RecipeStep {
   bool if_exists = false;        // AddDllDirectory only when the folder exists
   std::string unless_found;      // skip when a file matching this glob is in a folder added so far
   bool retry_with_path = false;  // on 126: the added folders first on PATH, then LoadLibraryW
+  bool failure_caught = false;   // the code catches a failed load and goes on (try/except: print)
   // The step is made once per entry, with {each} the entry and {each_name} its file name.
   std::vector<std::string> each;
   // The step is made only when this holds: "A == B" or "A != B" clauses joined by "and", alternatives
