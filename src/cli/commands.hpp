@@ -32,7 +32,7 @@ Runner setup_explain(CLI::App& app, const std::string& argv0);
 // simulation they describe, and --probe-timeout.
 Runner setup_probe(CLI::App& app, const std::string& argv0);
 // `dlldoctor snapshot -o env.json`.
-Runner setup_snapshot(CLI::App& app);
+Runner setup_snapshot(CLI::App& app, const std::string& argv0);
 
 // kExitFailure, with a message naming it and `why`, when the command line of `app` gave an option (or the
 // positional program) outside `allowed` (long names, "program" for the positional): `mode` would ignore

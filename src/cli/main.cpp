@@ -50,7 +50,7 @@ int run(int argc, char** argv) {
   app.require_subcommand(0, 1);
   Runner inspect = setup_inspect(app);
   Runner sdk = setup_sdk(app, argc > 0 ? argv[0] : "dlldoctor");
-  Runner snapshot = setup_snapshot(app);
+  Runner snapshot = setup_snapshot(app, argc > 0 ? argv[0] : "dlldoctor");
   Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
   Runner probe = setup_probe(app, argc > 0 ? argv[0] : "dlldoctor");
   app.failure_message(failure_message);

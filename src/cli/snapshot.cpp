@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
 
 namespace dlldoctor::cli {
 
@@ -52,6 +53,8 @@ struct SnapshotOptions {
   std::string safe_mode;
   std::string windows_user;
   bool assume_system_dlls = false;
+  std::string argv0;
+  std::vector<std::string> rules;
 };
 
 int run_snapshot(const SnapshotOptions& options) {
@@ -75,6 +78,13 @@ int run_snapshot(const SnapshotOptions& options) {
 #else
   info.os_version = environment->sysroot ? "a mounted Windows (--sysroot)" : "Windows described by flags";
 #endif
+  // The variables the shipped recipes read (and those of --rules folders, when given) are kept.
+  auto rule_data = rules::load_rules_for(options.argv0, options.rules);
+  if (!rule_data) {
+    print_message(rule_data.error().message);
+    return kExitFailure;
+  }
+  info.variable_patterns = rules::variables_read(*rule_data);
   info.system32_dlls = env::list_system_dlls(environment->system32, files);
   info.syswow64_dlls = env::list_system_dlls(environment->syswow64, files);
   return write_output(report::json_text(env::snapshot_to_json(*environment, info)), options.output);
@@ -82,8 +92,9 @@ int run_snapshot(const SnapshotOptions& options) {
 
 }  // namespace
 
-Runner setup_snapshot(CLI::App& app) {
+Runner setup_snapshot(CLI::App& app, const std::string& argv0) {
   auto options = std::make_shared<SnapshotOptions>();
+  options->argv0 = argv0;
   CLI::App* command = app.add_subcommand(
       "snapshot",
       "Save the environment (folders, PATHs, KnownDLLs, flags, OS version, System32 DLLs with versions) as JSON, "
@@ -106,6 +117,8 @@ Runner setup_snapshot(CLI::App& app) {
   command->add_option("--windows-user", options->windows_user, "The profile under Users/ whose registry PATH to save");
   command->add_flag("--assume-system-dlls", options->assume_system_dlls,
                     "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present");
+  command->add_option("--rules", options->rules,
+                      "A folder of extra rule files: the variables its recipes read are saved too (repeatable)");
   return [options] { return run_snapshot(*options); };
 }
 

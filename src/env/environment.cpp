@@ -67,7 +67,27 @@ struct SystemHiveFacts {
   std::optional<std::vector<DllName>> known_dlls;
   std::optional<bool> safe_dll_search_mode;
   std::optional<std::string> machine_path;
+  std::map<std::string, std::string> variables;  // the other machine variables (CUDA_PATH ...), expanded
 };
+
+// The text values of an Environment key other than Path, %VARS% expanded with `known` (a user's
+// variables may name the machine's): what a new process gets (DOMAIN.md §5).
+Result<std::map<std::string, std::string>> environment_values(const RegistryHive& hive, const RegistryHive::Key& key,
+                                                              const std::map<std::string, std::string>& known) {
+  auto values = hive.values(key);
+  if (!values) return values.error();
+  std::map<std::string, std::string> out;
+  for (const RegistryValue& value : *values) {
+    if (value.name.empty() || ascii_lower(value.name) == "path") continue;
+    if (auto text = value.text()) out[value.name] = expand_environment_strings(*text, known);
+  }
+  return out;
+}
+
+void add_variables(Environment& environment, const std::map<std::string, std::string>& values,
+                   const std::string& source) {
+  for (const auto& [name, value] : values) environment.variables[ascii_lower(name)] = {value, source};
+}
 
 Result<SystemHiveFacts> read_system_hive(const std::string& path) {
   auto hive = RegistryHive::open(path);
@@ -99,14 +119,16 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
   auto environment = hive->find_key(**manager, "Environment");
   if (!environment) return environment.error();
   if (*environment) {
+    const std::map<std::string, std::string> system{
+        {"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"}, {"SystemDrive", "C:"}};
     auto path_value = hive->value(**environment, "Path");
     if (!path_value) return path_value.error();
     if (*path_value) {
-      if (auto text = (*path_value)->text()) {
-        facts.machine_path = expand_environment_strings(
-            *text, {{"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"}, {"SystemDrive", "C:"}});
-      }
+      if (auto text = (*path_value)->text()) facts.machine_path = expand_environment_strings(*text, system);
     }
+    auto variables = environment_values(*hive, **environment, system);
+    if (!variables) return variables.error();
+    facts.variables = std::move(variables).value();
   }
   return facts;
 }
@@ -166,18 +188,25 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
     environment.notes.push_back(fmt::format("{}: {}; the user PATH is not known", hive_path, error.message));
     return;
   }
+  std::map<std::string, std::string> known{{"USERPROFILE", "C:\\Users\\" + profile},
+                                           {"SystemRoot", "C:\\Windows"},
+                                           {"windir", "C:\\Windows"},
+                                           {"SystemDrive", "C:"},
+                                           {"USERNAME", profile},
+                                           {"LOCALAPPDATA", "C:\\Users\\" + profile + "\\AppData\\Local"},
+                                           {"APPDATA", "C:\\Users\\" + profile + "\\AppData\\Roaming"}};
   if (*value) {
-    if (auto text = (*value)->text()) {
-      environment.user_path =
-          expand_environment_strings(*text, {{"USERPROFILE", "C:\\Users\\" + profile},
-                                             {"SystemRoot", "C:\\Windows"},
-                                             {"windir", "C:\\Windows"},
-                                             {"SystemDrive", "C:"},
-                                             {"USERNAME", profile},
-                                             {"LOCALAPPDATA", "C:\\Users\\" + profile + "\\AppData\\Local"},
-                                             {"APPDATA", "C:\\Users\\" + profile + "\\AppData\\Roaming"}});
-    }
+    if (auto text = (*value)->text()) environment.user_path = expand_environment_strings(*text, known);
   }
+  for (const auto& [name, variable] : environment.variables) known.emplace(name, variable.value);
+  auto variables = environment_values(*hive, **key, known);
+  if (!variables) {
+    environment.notes.push_back(
+        fmt::format("{}: {}; the user's variables are not known", hive_path, variables.error().message));
+    return;
+  }
+  // A user variable hides the machine's of the same name (PATH, read above, is the one joined).
+  add_variables(environment, *variables, "registry: user (" + profile + ")");
 }
 
 }  // namespace
@@ -341,6 +370,7 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
       if (facts) {
         hive = std::move(facts).value();
         environment.machine_path = hive.machine_path;
+        add_variables(environment, hive.variables, "registry: machine");
       } else {
         environment.notes.push_back(
             fmt::format("{}: {}; registry settings not used", *system_hive, facts.error().message));

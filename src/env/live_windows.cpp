@@ -124,6 +124,18 @@ Result<Environment> live_environment(FileSystem& files) {
       sized_string([](wchar_t* out, DWORD size) { return GetEnvironmentVariableW(L"PATH", out, size); });
   append_path_entries(environment, narrow(path), files);
 
+  // The other variables, for load recipes ({env:CUDA_PATH_V12_4}): this process's own block, which
+  // is what a program started from the same terminal inherits.
+  if (wchar_t* block = GetEnvironmentStringsW()) {
+    for (const wchar_t* entry = block; *entry; entry += std::wcslen(entry) + 1) {
+      const std::string text = narrow(entry);
+      const auto equals = text.find('=', 1);  // "=C:=C:\x": a drive's current folder, not a variable
+      if (text.front() == '=' || equals == std::string::npos) continue;
+      environment.variables[ascii_lower(text.substr(0, equals))] = {text.substr(equals + 1), "live process"};
+    }
+    FreeEnvironmentStringsW(block);
+  }
+
   const std::wstring manager_environment = std::wstring(kSessionManager) + L"\\Environment";
   if (auto machine = registry_string(HKEY_LOCAL_MACHINE, manager_environment.c_str(), L"Path")) {
     environment.machine_path = narrow(*machine);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
@@ -94,6 +95,15 @@ Json snapshot_to_json(const Environment& environment, const SnapshotInfo& info) 
     if (i > 0) path += ';';
     path += environment.path[i].text;
   }
+  Json variables = Json::object();
+  for (const auto& [name, variable] : environment.variables) {
+    for (const std::string& pattern : info.variable_patterns) {
+      if (wildcard_match(pattern, name)) {
+        variables[name] = variable.value;
+        break;
+      }
+    }
+  }
   return Json{
       {"schema", kSnapshotSchema},
       {"tool_version", info.tool_version},
@@ -108,6 +118,7 @@ Json snapshot_to_json(const Environment& environment, const SnapshotInfo& info) 
       {"path", path},
       {"machine_path", environment.machine_path ? Json(*environment.machine_path) : Json(nullptr)},
       {"user_path", environment.user_path ? Json(*environment.user_path) : Json(nullptr)},
+      {"variables", std::move(variables)},
       {"safe_dll_search_mode", environment.safe_dll_search_mode},
       {"known_dlls", {{"source", environment.known_dlls_source}, {"names", dll_keys(environment.known_dlls)}}},
       {"system32_dlls", dlls_json(info.system32_dlls)},
@@ -172,6 +183,11 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
   for (const std::string& value : flags.path) append_path_entries(environment, value, files);
   environment.machine_path = string_field(snapshot, "machine_path");
   environment.user_path = string_field(snapshot, "user_path");
+  if (auto variables = snapshot.find("variables"); variables != snapshot.end() && variables->is_object()) {
+    for (const auto& [name, value] : variables->items()) {
+      if (value.is_string()) environment.variables[ascii_lower(name)] = {value.get<std::string>(), "snapshot"};
+    }
+  }
 
   auto safe = snapshot.find("safe_dll_search_mode");
   environment.safe_dll_search_mode =

@@ -1,9 +1,11 @@
 #include "rules/recipe_reader.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "dlldoctor/resolve/load_request.hpp"
 #include "dlldoctor/rules/recipe_condition.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
 
 namespace dlldoctor::rules {
 namespace {
@@ -219,6 +221,35 @@ Result<bool> validate_recipes(const std::vector<Recipe>& recipes, const std::vec
       return Error{fmt::format("{}: recipe '{}' is defined twice", recipe.source, recipe.id)};
   }
   return true;
+}
+
+std::vector<std::string> variables_read(const RuleData& rules) {
+  std::vector<std::string> patterns;
+  for (const Recipe& recipe : rules.recipes) {
+    for (const RecipeStep& step : recipe.steps) {
+      for (std::size_t at = step.target.find("{env:"); at != std::string::npos;
+           at = step.target.find("{env:", at + 1)) {
+        // The name runs to the '|' or '}' that closes this placeholder; nested ones become '*'.
+        std::string pattern;
+        int depth = 0;
+        for (std::size_t i = at + 5; i < step.target.size(); ++i) {
+          const char c = step.target[i];
+          if (depth == 0 && (c == '|' || c == '}')) break;
+          if (c == '{') {
+            if (depth++ == 0) pattern += '*';
+          } else if (c == '}') {
+            --depth;
+          } else if (depth == 0) {
+            pattern += c;
+          }
+        }
+        pattern = ascii_lower(pattern);
+        if (!pattern.empty() && std::find(patterns.begin(), patterns.end(), pattern) == patterns.end())
+          patterns.push_back(pattern);
+      }
+    }
+  }
+  return patterns;
 }
 
 }  // namespace dlldoctor::rules

@@ -14,6 +14,7 @@
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
+#include "dlldoctor/env/snapshot.hpp"
 #include "support/skip.hpp"
 
 namespace fs = std::filesystem;
@@ -313,6 +314,40 @@ TEST_CASE("the NTUSER.DAT fixture reads back as ntuser.reg wrote it" * doctest::
              "%USERPROFILE%\\AppData\\Local\\Programs\\Python\\Python312\\");
   check_text(env, "TEMP", reg_type::kExpandSz, "%USERPROFILE%\\AppData\\Local\\Temp");
   check_text(env, "TMP", reg_type::kExpandSz, "%USERPROFILE%\\AppData\\Local\\Temp");
+}
+
+TEST_CASE("a sysroot's registry gives the process its variables; a snapshot keeps only those recipes read" *
+          doctest::test_suite("needs-libwin-hivex-perl")) {
+  if (!have_registry_fixtures()) return;
+  const fs::path root = fresh_folder("variables-sysroot");
+  fs::create_directories(root / "Windows" / "System32" / "config");
+  fs::copy_file(kRegistryDir + "/SYSTEM-cuda-elsewhere", root / "Windows" / "System32" / "config" / "SYSTEM");
+  fs::create_directories(root / "Users" / "zoe");
+  fs::copy_file(kRegistryDir + "/NTUSER.DAT", root / "Users" / "zoe" / "NTUSER.DAT");
+  dlldoctor::env::EnvironmentFlags flags;
+  flags.sysroot = root.string();
+  HostFileSystem files;
+  auto environment = dlldoctor::env::environment_from_flags(flags, files);
+  REQUIRE_MESSAGE(environment.ok(), (environment.ok() ? "" : environment.error().message));
+  const auto& variables = environment->variables;
+  REQUIRE(variables.count("cuda_path_v12_4"));
+  CHECK(variables.at("cuda_path_v12_4").value == "C:\\Tools\\CUDA\\v12.4");
+  CHECK(variables.at("cuda_path_v12_4").source == "registry: machine");
+  // %SystemRoot% expanded; a user variable hides the machine's of the same name; Path is not a variable here.
+  CHECK(variables.at("comspec").value == "C:\\Windows\\system32\\cmd.exe");
+  CHECK(variables.at("temp").value == "C:\\Users\\zoe\\AppData\\Local\\Temp");
+  CHECK(variables.at("temp").source == "registry: user (zoe)");
+  CHECK(variables.at("onedrive").value == "C:\\Users\\Zo\xc3\xab\\OneDrive");
+  CHECK(variables.count("path") == 0);
+
+  dlldoctor::env::SnapshotInfo info;
+  info.variable_patterns = {"cuda_path_v*_*"};
+  const auto snapshot = dlldoctor::env::snapshot_to_json(*environment, info);
+  CHECK(snapshot["variables"] == nlohmann::json{{"cuda_path_v12_4", "C:\\Tools\\CUDA\\v12.4"}});
+  auto replayed = dlldoctor::env::environment_from_snapshot(snapshot.dump(), {}, files);
+  REQUIRE(replayed.ok());
+  CHECK(replayed->variables.at("cuda_path_v12_4").source == "snapshot");
+  CHECK(replayed->variables.size() == 1);
 }
 
 TEST_CASE("truncated and corrupted copies of the SYSTEM fixture give errors, not crashes" *

@@ -124,6 +124,8 @@ constexpr NotRun kNotRun[] = {
     {"named_in_data_lazy_cudnn_load", kProbedAsHost},
     {"framework_onnxruntime_preload_dlls_after_torch", kRecipe},
     {"framework_onnxruntime_preload_dlls_nvidia_wheels", kRecipe},
+    {"framework_torch_cuda_path_from_snapshot", kRecipe},
+    {"framework_torch_cuda_path_from_registry", kRecipe},
     {"framework_torch_bundled_cudnn_wins_over_path", kRecipe},
     {"framework_torch_retry_with_path", kRecipe},
     {"framework_conda_startup_dirs", kRecipe},

@@ -28,6 +28,9 @@ struct SnapshotInfo {
   std::string os_version;
   std::vector<SystemDll> system32_dlls;
   std::vector<SystemDll> syswow64_dlls;
+  // Which of the environment's variables the snapshot keeps: those load recipes read (names with '*',
+  // rules::variables_read), not the whole block, which may hold secrets.
+  std::vector<std::string> variable_patterns;
 };
 
 // The environment as a snapshot: folders and PATH entries by their Windows names (host names where a

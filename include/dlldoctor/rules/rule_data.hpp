@@ -71,6 +71,10 @@ struct RuleData {
   const LoadProfile* profile(const std::string& id) const;
 };
 
+// The environment variables the recipes read ({env:NAME|default}), as patterns: a placeholder inside a
+// name is '*' (CUDA_PATH_V{cuda_major}_{cuda_minor} gives CUDA_PATH_V*_*). A snapshot keeps only these.
+std::vector<std::string> variables_read(const RuleData& rules);
+
 // Reads every *.toml file of each folder, in name order, folders in the order given; later files add to
 // (and may not redefine) what earlier ones defined. A malformed file is an error naming file and line.
 Result<RuleData> load_rules(const std::vector<std::string>& folders);
