@@ -416,8 +416,13 @@ void Builder::expand_late_loads() {
     }
     if (auto loads = knowledge_.runtime_loads.find(closure_.modules[index].key);
         loads != knowledge_.runtime_loads.end()) {
-      for (const DllName& sibling : loads->second)
-        request(sibling.key(), LoadKind::Runtime, {}, name, depth + 1, index);
+      for (const RuntimeLoad& sibling : loads->second) {
+        if (sibling.versions &&
+            !(image && image->file_version &&
+              sibling.versions->contains({image->file_version->parts.begin(), image->file_version->parts.end()})))
+          continue;
+        request(sibling.dll.key(), LoadKind::Runtime, {}, name, depth + 1, index);
+      }
     }
     // Names in the module's data that a family knows: its code loads them by bare name when it needs them.
     const std::optional<std::string> path = closure_.modules[index].resolution.path;

@@ -114,8 +114,13 @@ graph::LoadKnowledge load_knowledge(const RuleData& rules) {
   graph::LoadKnowledge knowledge;
   for (const Family& family : rules.families) {
     for (const DllName& member : family.members) knowledge.family_of.emplace(member, family.id);
-    if (family.runtime_loads.empty()) continue;
-    for (const DllName& main : family.main) knowledge.runtime_loads.emplace(main, family.runtime_loads);
+    std::vector<graph::RuntimeLoad> loads;
+    for (const DllName& dll : family.runtime_loads) loads.push_back({dll, std::nullopt});
+    for (const VersionedLoads& versioned : family.versioned_loads) {
+      for (const DllName& dll : versioned.loads) loads.push_back({dll, versioned.versions});
+    }
+    if (loads.empty()) continue;
+    for (const DllName& main : family.main) knowledge.runtime_loads.emplace(main, loads);
   }
   return knowledge;
 }
@@ -148,7 +153,7 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   // Siblings missing from the search path are often next to the main DLL that loads them.
   for (const graph::Module& module : closure.modules) {
     const Family* family = rules.family_of(module.key);
-    if (!family || family->runtime_loads.empty() || !module.resolution.path ||
+    if (!family || (family->runtime_loads.empty() && family->versioned_loads.empty()) || !module.resolution.path ||
         module.resolution.failure != resolve::Failure::None)
       continue;
     if (std::find(family->main.begin(), family->main.end(), module.key) != family->main.end()) {

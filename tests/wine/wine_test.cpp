@@ -47,7 +47,7 @@ struct Difference {
 constexpr Difference kDifferences[] = {
     {"missing_export_wrong_dll_under_right_name", "outcome",
      "Windows fails start-up with 127 (0xC0000139) before main; under Wine the program starts and dies only "
-     "when it calls the unresolved import (\"Call ... to unimplemented function zlibwapi.dll.zlibVersion\")",
+     "when it calls the unresolved import (\"Call ... to unimplemented function cudnn64_9.dll.cudnnGetVersion\")",
      "Wine treats a missing export as a warning and binds a stub that aborts when called (DOMAIN.md §7)"},
     {"dotlocal_folder_redirects", "cudnn64_9.dll",
      "Windows takes cudnn64_9.dll from the app_delay.exe.local folder (DLL redirection, step 1); Wine loads the "

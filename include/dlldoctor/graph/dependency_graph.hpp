@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dlldoctor/core/version_range.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 
 namespace dlldoctor::graph {
@@ -70,9 +71,16 @@ struct LoadCall {
 // What the closure must know of DLL families, from the rules (rules/*.toml), so that the graph does not
 // depend on the rule engine: which family a DLL is of, and what a family's main DLL loads by bare name
 // when it is first used.
+struct RuntimeLoad {
+  DllName dll;
+  // Made only by the releases of the main DLL in this range (its file version); a main DLL without a
+  // version resource is not known to make it.
+  std::optional<VersionRange> versions;
+};
+
 struct LoadKnowledge {
   std::unordered_map<DllName, std::string> family_of;
-  std::unordered_map<DllName, std::vector<DllName>> runtime_loads;
+  std::unordered_map<DllName, std::vector<RuntimeLoad>> runtime_loads;
 };
 
 struct ClosureRequest {

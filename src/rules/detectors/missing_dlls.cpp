@@ -160,6 +160,18 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
     variant = "copy_elsewhere";
     copy = detail::copy_json(*c.copies.front());
   }
+  // Absent, and loaded only by the newer releases of the main DLL (cuDNN 9.20's extra siblings): a bundle
+  // put together from an older release lacks them, which the rules' note explains.
+  const auto& main_version = main->resolution.image ? main->resolution.image->file_version : std::nullopt;
+  for (const VersionedLoads& versioned : c.family->versioned_loads) {
+    const bool listed =
+        std::find(versioned.loads.begin(), versioned.loads.end(), c.module.key) != versioned.loads.end();
+    if (variant != "absent" || !listed || versioned.why.empty() || !main_version) continue;
+    variant = "absent_newer";
+    vars["main_version"] = main_version->to_string();
+    vars["versions"] = versioned.versions.text();
+    vars["why"] = versioned.why;
+  }
   SiblingGroup& group = groups[{main->name, variant}];
   if (group.dlls.empty()) {
     group.vars = vars;
@@ -183,7 +195,7 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
   }
 }
 
-// zlibwapi, the MSVC runtime, CUDA libraries and the driver: runtimes the program's DLLs need.
+// zlibwapi, the MSVC runtime, CUDA libraries, the driver, vendor libraries: runtimes the program's DLLs need.
 bool missing_runtime(Context& c) {
   if (!c.family || c.family->kind == "cudnn") return false;
   // Without a Windows disk the driver cannot be seen; the driver detector says so instead.
@@ -191,7 +203,8 @@ bool missing_runtime(Context& c) {
   Vars vars = {{"dll", c.module.name},
                {"family", c.family->name},
                {"needed_by", detail::first_needed_by(c.module)},
-               {"install", Value::code(c.family->install)}};
+               {"install", Value::code(c.family->install)},
+               {"redist_folder", c.family->redist_folder}};
   // Next to the DLL that needs it is a place the process searches only if that DLL is in the program's
   // folder or on PATH, which it is when it loaded by name: the usual case.
   std::string target;
