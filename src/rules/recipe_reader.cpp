@@ -70,12 +70,33 @@ Result<RecipeStep> read_step(const TableReader& in) {
   return step;
 }
 
+Result<RecipeRequirement> read_requirement(const TableReader& in) {
+  RecipeRequirement requirement;
+  requirement.source = in.at();
+  auto keys = in.only_keys({"from", "before", "dll", "minimum", "finding", "why", "effect"});
+  if (!keys) return keys.error();
+  std::optional<Error> error;
+  std::optional<VersionParts> minimum;
+  std::string dll;
+  assign(detail::read_version_range(in), requirement.versions, error);
+  assign(in.text("dll"), dll, error);
+  assign(detail::version_key(in, "minimum", true), minimum, error);
+  assign(in.text("finding"), requirement.finding, error);
+  assign(in.text("why"), requirement.why, error);
+  assign(in.text("effect"), requirement.effect, error);
+  if (error) return *error;
+  requirement.dll = DllName(dll);
+  requirement.minimum = *minimum;
+  return requirement;
+}
+
 }  // namespace
 
 Result<Recipe> read_recipe(const TableReader& in) {
   Recipe recipe;
   recipe.source = in.at();
-  auto keys = in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "step"});
+  auto keys = in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "step",
+                            "requirement", "supported"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), recipe.id, error);
@@ -84,6 +105,7 @@ Result<Recipe> read_recipe(const TableReader& in) {
   assign(in.text("applies", std::string("import")), recipe.applies, error);
   assign(in.text("package", std::string()), recipe.package, error);
   assign(in.text("extends", std::string()), recipe.extends, error);
+  assign(in.text("supported", std::string()), recipe.supported, error);
   if (error) return *error;
   if (recipe.host != "python") return Error{fmt::format("{}: host must be \"python\"", recipe.source)};
   if (recipe.applies != "import" && recipe.applies != "conda" && recipe.applies != "store")
@@ -114,6 +136,8 @@ Result<Recipe> read_recipe(const TableReader& in) {
   }
   auto steps = detail::read_tables(table, "step", file, recipe.steps, read_step);
   if (!steps) return steps.error();
+  auto requirements = detail::read_tables(table, "requirement", file, recipe.requirements, read_requirement);
+  if (!requirements) return requirements.error();
   return recipe;
 }
 

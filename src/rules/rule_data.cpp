@@ -245,6 +245,13 @@ Result<bool> validate(RuleData& data) {
   }
   auto recipes = validate_recipes(data.recipes);
   if (!recipes) return recipes;
+  for (const Recipe& recipe : data.recipes) {
+    for (const RecipeRequirement& requirement : recipe.requirements) {
+      if (!data.finding(requirement.finding))
+        return Error{
+            fmt::format("{}: requirement names unknown finding '{}'", requirement.source, requirement.finding)};
+    }
+  }
   std::sort(data.driver_minimums.begin(), data.driver_minimums.end(),
             [](const DriverMinimum& a, const DriverMinimum& b) {
               return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);

@@ -181,6 +181,17 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   return request;
 }
 
+const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Module& module) {
+  for (const FrameworkInUse& framework : input.frameworks) {
+    for (std::size_t i = framework.first_load; i < framework.first_load + framework.loads; ++i) {
+      if (i < input.closure.loads.size() && std::find(module.needed_by.begin(), module.needed_by.end(),
+                                                      input.closure.loads[i].request) != module.needed_by.end())
+        return &framework;
+    }
+  }
+  return nullptr;
+}
+
 RuleOutput run_rules(const RuleInput& input) {
   FindingSink sink(input.rules);
   detect_missing_dlls(input, sink);

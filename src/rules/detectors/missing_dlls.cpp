@@ -43,11 +43,21 @@ bool python_path_only(Context& c) {
       for (const env::DllCopy& copy : folder.dlls) {
         if (!detail::is_copy_of(copy, c.module.key) || !fits(c.input, copy)) continue;
         c.evidence["path_copy"] = detail::copy_json(copy);
-        c.sink.emit("python-path-only", "default", c.module.name,
-                    {{"dll", c.module.name},
+        Vars vars = {{"dll", c.module.name},
                      {"folder", detail::shown(entry.folder)},
-                     {"folder_python", Value::code(python_literal(detail::shown(entry.folder)))}},
-                    c.evidence, c.severity);
+                     {"folder_python", Value::code(python_literal(detail::shown(entry.folder)))}};
+        // A packaged app (a Store Python) never searches PATH, whatever the flags: the fix is a folder the
+        // load does search, the loading DLL's own one when the flags include it.
+        const bool packaged = !c.input.request.settings.inherited_path_searched;
+        if (packaged) {
+          vars["copy"] = detail::shown(copy);
+          vars["needed_by"] = detail::first_needed_by(c.module);
+          vars["target_folder"] = std::string("<a folder this load searches>");
+          for (const auto& s : searched) {
+            if (s.step == resolve::SearchStep::DllLoadDir) vars["target_folder"] = detail::shown(s.folder);
+          }
+        }
+        c.sink.emit("python-path-only", packaged ? "packaged" : "default", c.module.name, vars, c.evidence, c.severity);
         return true;
       }
     }
@@ -86,14 +96,22 @@ bool wrong_generation(Context& c) {
       paths += (paths.empty() ? "" : ", ") + detail::shown(*copy);
     }
     c.evidence["installed"] = std::move(list);
-    c.sink.emit("wrong-cudnn-generation", "default", c.module.name,
-                {{"dll", c.module.name},
-                 {"needed_by", detail::first_needed_by(c.module)},
-                 {"wanted", c.family->name},
-                 {"wanted_version", c.family->generation + ".x"},
-                 {"installed", other.name},
-                 {"copies", paths}},
-                c.evidence, c.severity);
+    Vars vars = {{"dll", c.module.name},     {"needed_by", detail::first_needed_by(c.module)},
+                 {"wanted", c.family->name}, {"wanted_version", c.family->generation + ".x"},
+                 {"installed", other.name},  {"copies", paths}};
+    // The framework's own load asked for it: its recipe says which stack it works with.
+    std::string variant = "default";
+    if (const FrameworkInUse* framework = framework_loading(c.input, c.module)) {
+      const Recipe* recipe = c.input.rules.recipe(framework->recipe);
+      if (recipe && !recipe->supported.empty()) {
+        variant = "framework";
+        vars["framework"] = recipe->name;
+        vars["supported"] = recipe->supported;
+        c.evidence["framework"] = framework->recipe;
+        c.evidence["framework_version"] = framework->version;
+      }
+    }
+    c.sink.emit("wrong-cudnn-generation", variant, c.module.name, vars, c.evidence, c.severity);
     return true;
   }
   return false;

@@ -1,5 +1,5 @@
 // Versions that must fit together: the driver against the CUDA runtime, the MSVC runtime against the
-// newest toolset in the process.
+// newest toolset in the process, a DLL against what the framework that imports it needs.
 #include <algorithm>
 
 #include "dlldoctor/rules/cuda_versions.hpp"
@@ -104,11 +104,58 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
   }
 }
 
+const resolve::Candidate* chosen_with_version(const graph::Module& module) {
+  const resolve::Candidate* winner = detail::chosen(module);
+  return winner && winner->file_version && !winner->assumed ? winner : nullptr;
+}
+
+// What a framework's recipe says its releases need (rules/*.toml, [[recipe.requirement]]): a DLL of the
+// process older than that is reported with the finding the requirement names.
+void framework_requirements(const RuleInput& input, FindingSink& sink) {
+  for (const FrameworkInUse& framework : input.frameworks) {
+    const std::optional<VersionParts> version = leading_version(framework.version);
+    if (!version) continue;
+    // A recipe that extends another (onnxruntime[cuda]) needs what that one needs.
+    for (const Recipe* recipe = input.rules.recipe(framework.recipe); recipe;
+         recipe = recipe->extends.empty() ? nullptr : input.rules.recipe(recipe->extends)) {
+      for (const RecipeRequirement& requirement : recipe->requirements) {
+        if (!requirement.versions.contains(*version)) continue;
+        for (const graph::Module& module : input.closure.modules) {
+          const resolve::Candidate* winner = module.key == requirement.dll ? chosen_with_version(module) : nullptr;
+          if (!winner) continue;
+          const auto& parts = winner->file_version->parts;
+          if (compare_versions({parts.begin(), parts.end()}, requirement.minimum) >= 0) continue;
+          const std::string path = detail::shown(*winner);
+          sink.emit(requirement.finding, "framework", module.name,
+                    {{"dll", module.name},
+                     {"version", winner->file_version->to_string()},
+                     {"path", path},
+                     {"backup", base_name(path) + ".bak"},
+                     {"step", std::string(resolve::step_label(winner->step))},
+                     {"minimum", version_text(requirement.minimum)},
+                     {"framework", recipe->name},
+                     {"framework_version", framework.version},
+                     {"versions", requirement.versions.text()},
+                     {"why", requirement.why},
+                     {"effect", requirement.effect}},
+                    {{"runtime", path},
+                     {"runtime_version", winner->file_version->to_string()},
+                     {"minimum", version_text(requirement.minimum)},
+                     {"framework", framework.recipe},
+                     {"framework_version", framework.version},
+                     {"requirement", requirement.source}});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void detect_versions(const RuleInput& input, FindingSink& sink) {
   driver(input, sink);
   msvc_runtime(input, sink);
+  framework_requirements(input, sink);
 }
 
 }  // namespace dlldoctor::rules
