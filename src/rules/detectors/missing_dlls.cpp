@@ -82,6 +82,19 @@ std::vector<const env::DllCopy*> installed(const RuleInput& input, const std::ve
   return out;
 }
 
+// When the framework's own load asked for the module and its recipe says which GPU stack it works with
+// (TensorFlow 2.10: CUDA 11.2 and cuDNN 8.1), that goes into the finding (variant "framework").
+bool framework_support(Context& c, Vars& vars) {
+  const FrameworkInUse* framework = framework_loading(c.input, c.module);
+  const Recipe* recipe = framework ? c.input.rules.recipe(framework->recipe) : nullptr;
+  if (!recipe || recipe->supported.empty()) return false;
+  vars["framework"] = recipe->name;
+  vars["supported"] = recipe->supported;
+  c.evidence["framework"] = framework->recipe;
+  c.evidence["framework_version"] = framework->version;
+  return true;
+}
+
 // A cuDNN main DLL of one generation wanted while only another generation is installed.
 bool wrong_generation(Context& c) {
   if (!c.family || c.family->kind != "cudnn" || !is_main(*c.family, c.module.key)) return false;
@@ -99,18 +112,7 @@ bool wrong_generation(Context& c) {
     Vars vars = {{"dll", c.module.name},     {"needed_by", detail::first_needed_by(c.module)},
                  {"wanted", c.family->name}, {"wanted_version", c.family->generation + ".x"},
                  {"installed", other.name},  {"copies", paths}};
-    // The framework's own load asked for it: its recipe says which stack it works with.
-    std::string variant = "default";
-    if (const FrameworkInUse* framework = framework_loading(c.input, c.module)) {
-      const Recipe* recipe = c.input.rules.recipe(framework->recipe);
-      if (recipe && !recipe->supported.empty()) {
-        variant = "framework";
-        vars["framework"] = recipe->name;
-        vars["supported"] = recipe->supported;
-        c.evidence["framework"] = framework->recipe;
-        c.evidence["framework_version"] = framework->version;
-      }
-    }
+    const std::string variant = framework_support(c, vars) ? "framework" : "default";
     c.sink.emit("wrong-cudnn-generation", variant, c.module.name, vars, c.evidence, c.severity);
     return true;
   }
@@ -242,7 +244,8 @@ bool missing_runtime(Context& c) {
   vars["target_folder"] = target.empty() ? std::string("<a folder on PATH>") : target;
   // The driver's DLL comes only with the driver, and the MSVC runtime from Microsoft's redistributable:
   // a loose copy from elsewhere is the wrong advice for both.
-  const std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
+  std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
+  if (variant == "default" && framework_support(c, vars)) variant = "framework";
   c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity);
   return true;
 }
