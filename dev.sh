@@ -40,7 +40,7 @@ case "${1:-}" in
     cmake --build build -j "$jobs"
     example=build/examples/broken-cudnn
     # The bundled example: a cuDNN 9.1 zip unpacked only in part, an old 9.0 dispatcher in the CUDA bin
-    # folder earlier on PATH, no zlibwapi.dll (build/examples/broken-cudnn/README.txt).
+    # folder earlier on PATH (build/examples/broken-cudnn/README.txt).
     echo
     echo "== dlldoctor $example/app/app.exe --path $example/cuda/bin --path $example/cudnn/bin"
     echo

@@ -224,7 +224,15 @@ int run_explain(const ExplainOptions& options) {
     look_in.push_back(folder.host);
   }
   pe::ImageCache images;
-  auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, policy, look_in, files, images);
+  std::vector<rules::FrameworkInUse> frameworks;
+  if (expansion) {
+    for (const recipes::ExpandedRecipe& recipe : expansion->recipes) {
+      auto version = recipe.values.find("version");
+      frameworks.push_back({recipe.id, version == recipe.values.end() ? std::string() : version->second,
+                            recipe.first_load, recipe.loads});
+    }
+  }
+  auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, policy, look_in, files, images, frameworks);
   if (!diagnosis) return fail(diagnosis.error().message);
   const graph::Closure* closure = &diagnosis->closure;
   rules::RuleOutput& rule_output = diagnosis->rules;

@@ -81,6 +81,9 @@ class Builder {
   const ExportIndex& exports_of(const pe::Image& image);
   void link(std::size_t from, std::size_t to, LoadKind kind);
   const DelayLoadHook* delay_load_hook(const std::string& importer, const DllName& dll) const;
+  const LazyLoad* lazy_load(const std::string& loader, const DllName& dll) const;
+  void walk_path(const std::string& name, const LazyLoad& lazy, const SearchContext& context,
+                 const std::string& needed_by, int depth, std::size_t parent);
   // A delay import a hook answers with the process's own program (GetModuleHandle(NULL)): no search.
   void bind_to_host(std::size_t importer, const pe::ImportedDll& import, const DelayLoadHook& hook);
   // One more request for a module already in the closure.
@@ -105,6 +108,29 @@ void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
   if (std::none_of(list.begin(), list.end(), [&](const Edge& e) { return e.to == to; })) {
     list.push_back({to, kind});
     closure_.modules[from].children.push_back(to);
+  }
+}
+
+const LazyLoad* Builder::lazy_load(const std::string& loader, const DllName& dll) const {
+  for (const LazyLoad& lazy : knowledge_.lazy_loads) {
+    if (env::wildcard_match(lazy.loader, loader) && lazy.dll == dll) return &lazy;
+  }
+  return nullptr;
+}
+
+void Builder::walk_path(const std::string& name, const LazyLoad& lazy, const SearchContext& context,
+                        const std::string& needed_by, int depth, std::size_t parent) {
+  // The loader's own walk: the first PATH entry that holds the file, loaded by full path.
+  for (const env::PathEntry& entry : environment_.path) {
+    if (!entry.folder.exists) continue;
+    const auto file = files_.find_file(entry.folder.host, name);
+    if (!file) continue;
+    closure_.notes.push_back(
+        fmt::format("{} did not find {} in its first search, so it walks PATH itself and "
+                    "loads {} by full path ({})",
+                    needed_by, name, entry.folder.windows.value_or(entry.folder.host), lazy.why));
+    request(*file, LoadKind::NamedInData, context, needed_by, depth, parent);
+    return;
   }
 }
 
@@ -461,8 +487,13 @@ void Builder::expand_late_loads() {
     }
     if (auto loads = knowledge_.runtime_loads.find(closure_.modules[index].key);
         loads != knowledge_.runtime_loads.end()) {
-      for (const DllName& sibling : loads->second)
-        request(sibling.key(), LoadKind::Runtime, {}, name, depth + 1, index);
+      for (const RuntimeLoad& sibling : loads->second) {
+        if (sibling.versions &&
+            !(image && image->file_version &&
+              sibling.versions->contains({image->file_version->parts.begin(), image->file_version->parts.end()})))
+          continue;
+        request(sibling.dll.key(), LoadKind::Runtime, {}, name, depth + 1, index);
+      }
     }
     // Names in the module's data that a family knows: its code loads them by bare name when it needs them.
     const std::optional<std::string> path = closure_.modules[index].resolution.path;
@@ -470,8 +501,13 @@ void Builder::expand_late_loads() {
     const DllName self = closure_.modules[index].key;
     for (const std::string& named : resolver_.names_in_data(*path)) {
       const DllName key(named);
-      if (key != self && knowledge_.family_of.count(key))
-        request(named, LoadKind::NamedInData, {}, name, depth + 1, index);
+      if (key == self || !knowledge_.family_of.count(key)) continue;
+      const LazyLoad* lazy = lazy_load(name, key);
+      SearchContext context;
+      if (lazy) context.flags = lazy->flags;
+      const std::size_t child = request(named, LoadKind::NamedInData, context, name, depth + 1, index);
+      if (lazy && lazy->then_path && closure_.modules[child].resolution.failure == Failure::NotFound)
+        walk_path(named, *lazy, context, name, depth + 1, index);
     }
   }
 }

@@ -4,7 +4,8 @@ namespace dlldoctor::pipeline {
 
 Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
                            const rules::RuleData& rules, resolve::WrongMachinePolicy policy,
-                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images) {
+                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images,
+                           const std::vector<rules::FrameworkInUse>& frameworks) {
   resolve::Resolver resolver(environment, files, images, policy);
   graph::ClosureRequest known = request;
   known.knowledge = rules::load_knowledge(rules);
@@ -20,7 +21,8 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
   for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
   wanted.look_in = look_in;
   diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
-  diagnosis.rules = rules::run_rules({diagnosis.closure, known, environment, diagnosis.inventory, rules, policy});
+  diagnosis.rules =
+      rules::run_rules({diagnosis.closure, known, environment, diagnosis.inventory, rules, policy, frameworks});
   return diagnosis;
 }
 

@@ -1,6 +1,7 @@
 #include "dlldoctor/report/closure_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -153,7 +154,7 @@ Json python_json(const recipes::Expansion& expansion) {
 
 // Without rule data (no families to tell a cuDNN from any DLL) there is no stack.
 Stack stack_for(const ReportInput& input) {
-  return input.rules ? stack_of(*input.closure, *input.rules, *input.findings) : Stack{};
+  return input.rules ? stack_of(*input.closure, *input.rules, *input.findings, input.expansion) : Stack{};
 }
 
 Json stack_entry_json(const StackEntry& entry) {
@@ -184,10 +185,22 @@ Json stack_json(const Stack& stack) {
     driver = stack_entry_json(stack.driver->entry);
     driver["newest_cuda"] = stack.driver->newest_cuda.empty() ? Json(nullptr) : Json(stack.driver->newest_cuda);
   }
+  Json frameworks = Json::array();
+  for (const StackFramework& framework : stack.frameworks) {
+    auto text = [](const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); };
+    frameworks.push_back({{"recipe", framework.recipe},
+                          {"name", framework.name},
+                          {"version", text(framework.version)},
+                          {"cuda", text(framework.cuda)},
+                          {"cudnn", text(framework.cudnn)},
+                          {"own_cudnn", text(framework.own_cudnn)},
+                          {"mismatches", framework.mismatches}});
+  }
   return Json{{"driver", std::move(driver)},
               {"cuda_runtimes", stack_entries_json(stack.cuda_runtimes)},
               {"cudnn", stack_entries_json(stack.cudnn)},
-              {"msvc_runtime", stack_entries_json(stack.msvc_runtime)}};
+              {"msvc_runtime", stack_entries_json(stack.msvc_runtime)},
+              {"frameworks", std::move(frameworks)}};
 }
 
 }  // namespace
@@ -463,6 +476,17 @@ std::vector<StackRow> stack_rows(const Stack& stack) {
   return rows;
 }
 
+// "PyTorch 2.5.1+cu124, built for CUDA 12.4: its own cuDNN 9.1.0.70 loads".
+std::string framework_line(const StackFramework& framework) {
+  std::string line = framework.name + (framework.version.empty() ? "" : " " + framework.version);
+  std::vector<std::string> built;
+  if (!framework.cuda.empty()) built.push_back("CUDA " + framework.cuda);
+  if (!framework.cudnn.empty()) built.push_back("cuDNN " + framework.cudnn);
+  if (!built.empty()) line += ", built for " + fmt::format("{}", fmt::join(built, " and "));
+  if (!framework.own_cudnn.empty()) line += ": its own cuDNN " + framework.own_cudnn + " loads";
+  return line;
+}
+
 std::string stack_where(const StackEntry& entry) {
   return entry.assumed ? entry.windows_path.value_or("") + " (assumed)"
                        : entry.windows_path.value_or(entry.path.value_or(""));
@@ -489,6 +513,11 @@ void append_stack_text(std::string& out, const Stack& stack) {
     if (!entry.findings.empty())
       out += "    " + wrap("see " + ids_text(entry.findings, "[", "]") + " below", kTextWidth - 4, "    ") + "\n";
   }
+  for (const StackFramework& framework : stack.frameworks) {
+    out += "  " + wrap(framework_line(framework), kTextWidth - 2, "      ") + "\n";
+    for (const std::string& mismatch : framework.mismatches)
+      out += "    " + wrap("mismatch: " + mismatch, kTextWidth - 4, "      ") + "\n";
+  }
   out += '\n';
 }
 
@@ -501,6 +530,12 @@ void append_stack_markdown(std::string& out, const Stack& stack) {
                        dll_count(entry), resolve::step_name(entry.found_by), ids_text(entry.findings, "`", "`"));
   }
   out += '\n';
+  for (const StackFramework& framework : stack.frameworks) {
+    out += "- " + markdown_cell(framework_line(framework)) + "\n";
+    for (const std::string& mismatch : framework.mismatches)
+      out += "  - **mismatch:** " + markdown_cell(mismatch) + "\n";
+  }
+  if (!stack.frameworks.empty()) out += '\n';
 }
 
 // How one finding names another: its id, and its module when it has one.

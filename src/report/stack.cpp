@@ -1,5 +1,7 @@
 #include "dlldoctor/report/stack.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <tuple>
@@ -133,10 +135,60 @@ void add_entry(Stack& stack, const Family& family, StackEntry entry, const rules
   }
 }
 
+// The major of a release written "12.4", "9.1.0.70" or "12".
+std::string major_of(const std::string& version) { return version.substr(0, version.find('.')); }
+
+bool under(const std::optional<std::string>& path, const std::string& folder) {
+  return path && path->size() > folder.size() && path->compare(0, folder.size(), folder) == 0 &&
+         ((*path)[folder.size()] == '/' || (*path)[folder.size()] == '\\');
+}
+
+std::string value_of(const recipes::ExpandedRecipe& recipe, const std::string& name) {
+  const auto found = recipe.values.find(name);
+  return found == recipe.values.end() ? std::string() : found->second;
+}
+
+// One entry per package (onnxruntime and onnxruntime.preload_dlls are one framework), in import order.
+std::vector<StackFramework> frameworks_of(const Stack& stack, const recipes::Expansion& expansion,
+                                          const rules::RuleData& rules) {
+  std::vector<StackFramework> out;
+  std::set<std::string> packages;
+  for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
+    if (recipe.package_dir.empty() || !packages.insert(recipe.package_dir).second) continue;
+    // Named by the recipe that names the package (onnxruntime, not onnxruntime.preload_dlls).
+    const rules::Recipe* named = rules.recipe(recipe.id);
+    while (named && named->package.empty() && !named->extends.empty()) named = rules.recipe(named->extends);
+    StackFramework framework{named ? named->id : recipe.id,
+                             named ? named->name : recipe.name,
+                             value_of(recipe, "version"),
+                             value_of(recipe, "cuda"),
+                             value_of(recipe, "cudnn"),
+                             {},
+                             {}};
+    for (const StackEntry& cudnn : stack.cudnn) {
+      if (under(cudnn.path, recipe.package_dir)) framework.own_cudnn = cudnn.version;
+    }
+    for (const StackEntry& runtime : stack.cuda_runtimes) {
+      if (framework.cuda.empty() || runtime.version.empty() || major_of(runtime.version) == major_of(framework.cuda))
+        continue;
+      framework.mismatches.push_back(fmt::format("built for CUDA {}; CUDA {} loads ({})", framework.cuda,
+                                                 runtime.version, runtime.dlls.front().name));
+    }
+    for (const StackEntry& cudnn : stack.cudnn) {
+      if (framework.cudnn.empty() || cudnn.version.empty() || major_of(cudnn.version) == major_of(framework.cudnn))
+        continue;
+      framework.mismatches.push_back(fmt::format("built for cuDNN {}; cuDNN {} loads ({})", framework.cudnn,
+                                                 cudnn.version, cudnn.dlls.front().name));
+    }
+    out.push_back(std::move(framework));
+  }
+  return out;
+}
+
 }  // namespace
 
-Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules,
-               const std::vector<rules::Finding>& findings) {
+Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules, const std::vector<rules::Finding>& findings,
+               const recipes::Expansion* expansion) {
   std::vector<std::set<std::string>> named(findings.size());
   for (std::size_t i = 0; i < findings.size(); ++i) {
     if (!findings[i].module.empty()) named[i].insert(findings[i].module);
@@ -147,6 +199,7 @@ Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules,
     const Family& family = *group.family;
     add_entry(stack, family, entry_of(std::move(group), named, findings), rules);
   }
+  if (expansion) stack.frameworks = frameworks_of(stack, *expansion, rules);
   return stack;
 }
 

@@ -83,13 +83,33 @@ Result<RecipeStep> read_step(const TableReader& in) {
   return step;
 }
 
+Result<RecipeRequirement> read_requirement(const TableReader& in) {
+  RecipeRequirement requirement;
+  requirement.source = in.at();
+  auto keys = in.only_keys({"from", "before", "dll", "minimum", "finding", "why", "effect"});
+  if (!keys) return keys.error();
+  std::optional<Error> error;
+  std::optional<VersionParts> minimum;
+  std::string dll;
+  assign(detail::read_version_range(in), requirement.versions, error);
+  assign(in.text("dll"), dll, error);
+  assign(detail::version_key(in, "minimum", true), minimum, error);
+  assign(in.text("finding"), requirement.finding, error);
+  assign(in.text("why"), requirement.why, error);
+  assign(in.text("effect"), requirement.effect, error);
+  if (error) return *error;
+  requirement.dll = DllName(dll);
+  requirement.minimum = *minimum;
+  return requirement;
+}
+
 }  // namespace
 
 Result<Recipe> read_recipe(const TableReader& in) {
   Recipe recipe;
   recipe.source = in.at();
-  auto keys =
-      in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "derived", "step"});
+  auto keys = in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "derived",
+                            "step", "requirement", "supported", "not_before"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), recipe.id, error);
@@ -98,6 +118,7 @@ Result<Recipe> read_recipe(const TableReader& in) {
   assign(in.text("applies", std::string("import")), recipe.applies, error);
   assign(in.text("package", std::string()), recipe.package, error);
   assign(in.text("extends", std::string()), recipe.extends, error);
+  assign(in.text("supported", std::string()), recipe.supported, error);
   if (error) return *error;
   if (recipe.host != "python") return Error{fmt::format("{}: host must be \"python\"", recipe.source)};
   if (recipe.applies != "import" && recipe.applies != "conda" && recipe.applies != "store")
@@ -151,6 +172,21 @@ Result<Recipe> read_recipe(const TableReader& in) {
   }
   auto steps = detail::read_tables(table, "step", file, recipe.steps, read_step);
   if (!steps) return steps.error();
+  auto requirements = detail::read_tables(table, "requirement", file, recipe.requirements, read_requirement);
+  if (!requirements) return requirements.error();
+  auto orders = detail::read_tables(table, "not_before", file, recipe.not_before,
+                                    [](const TableReader& reader) -> Result<RecipeOrder> {
+                                      RecipeOrder order;
+                                      order.source = reader.at();
+                                      auto order_keys = reader.only_keys({"recipe", "why"});
+                                      if (!order_keys) return order_keys.error();
+                                      std::optional<Error> order_error;
+                                      assign(reader.text("recipe"), order.recipe, order_error);
+                                      assign(reader.text("why"), order.why, order_error);
+                                      if (order_error) return *order_error;
+                                      return order;
+                                    });
+  if (!orders) return orders.error();
   return recipe;
 }
 
@@ -205,7 +241,36 @@ Result<graph::DelayLoadHook> read_delay_load_hook(const TableReader& in) {
   return hook;
 }
 
+Result<graph::LazyLoad> read_lazy_load(const TableReader& in) {
+  graph::LazyLoad lazy;
+  lazy.source = in.at();
+  auto keys = in.only_keys({"loader", "dll", "flags", "then_path", "why"});
+  if (!keys) return keys.error();
+  std::optional<Error> error;
+  std::string dll, flags;
+  assign(in.text("loader"), lazy.loader, error);
+  assign(in.text("dll"), dll, error);
+  assign(in.text("flags"), flags, error);
+  assign(in.flag("then_path", false), lazy.then_path, error);
+  assign(in.text("why"), lazy.why, error);
+  if (error) return *error;
+  lazy.dll = DllName(dll);
+  auto parsed = resolve::parse_load_flags(flags);
+  if (!parsed) return Error{fmt::format("{}: flags: {}", lazy.source, parsed.error().message)};
+  lazy.flags = *parsed;
+  return lazy;
+}
+
 Result<bool> validate_recipes(const std::vector<Recipe>& recipes, const std::vector<LoadProfile>& profiles) {
+  std::set<std::string> ids;
+  for (const Recipe& recipe : recipes) ids.insert(recipe.id);
+  for (const Recipe& recipe : recipes) {
+    for (const RecipeOrder& order : recipe.not_before) {
+      if (!ids.count(order.recipe))
+        return Error{
+            fmt::format("{}: not_before names recipe '{}', which no rule file defines", order.source, order.recipe)};
+    }
+  }
   std::set<std::string> profile_ids;
   for (const LoadProfile& profile : profiles) {
     if (!profile_ids.insert(profile.id).second)

@@ -12,6 +12,7 @@ Result<Recipe> read_recipe(const detail::TableReader& in);
 
 Result<LoadProfile> read_profile(const detail::TableReader& in);
 Result<graph::DelayLoadHook> read_delay_load_hook(const detail::TableReader& in);
+Result<graph::LazyLoad> read_lazy_load(const detail::TableReader& in);
 
 // What must hold across files: unique ids, `extends` naming a recipe defined before.
 Result<bool> validate_recipes(const std::vector<Recipe>& recipes, const std::vector<LoadProfile>& profiles);

@@ -27,14 +27,27 @@ namespace {
 
 using detail::assign;
 using detail::read_tables;
+using detail::read_version_range;
 using detail::TableReader;
 using detail::where;
+
+Result<VersionedLoads> read_versioned_loads(const TableReader& in) {
+  auto keys = in.only_keys({"from", "before", "loads", "why"});
+  if (!keys) return keys.error();
+  VersionedLoads out;
+  std::optional<Error> error;
+  assign(read_version_range(in), out.versions, error);
+  assign(in.texts<DllName>("loads", true), out.loads, error);
+  assign(in.text("why", std::string()), out.why, error);
+  if (error) return *error;
+  return out;
+}
 
 Result<Family> read_family(const TableReader& in) {
   Family family;
   family.source = in.at();
-  auto keys = in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "install_places",
-                            "install", "same_version", "version_format"});
+  auto keys = in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "versioned_loads",
+                            "install_places", "install", "redist_folder", "same_version", "version_format"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), family.id, error);
@@ -46,14 +59,18 @@ Result<Family> read_family(const TableReader& in) {
   assign(in.texts<DllName>("runtime_loads", false), family.runtime_loads, error);
   assign(in.texts("install_places", false), family.install_places, error);
   assign(in.text("install", std::string()), family.install, error);
+  assign(in.text("redist_folder", std::string()), family.redist_folder, error);
   assign(in.flag("same_version", false), family.same_version, error);
   assign(in.text("version_format", std::string("plain")), family.version_format, error);
   if (error) return *error;
-  // The detectors know these kinds; any other would match none of them.
-  static const std::string_view kKinds[] = {"cudnn", "cuda", "msvc", "zlib", "driver"};
+  auto versioned = read_tables(in.table(), "versioned_loads", in.file(), family.versioned_loads, read_versioned_loads);
+  if (!versioned) return versioned.error();
+  // The detectors know these kinds; any other would match none of them. "library": a vendor library no
+  // detector treats apart (TensorRT, LLVM's OpenMP), reported missing with its family's install hint.
+  static const std::string_view kKinds[] = {"cudnn", "cuda", "msvc", "zlib", "driver", "library"};
   if (std::find(std::begin(kKinds), std::end(kKinds), family.kind) == std::end(kKinds)) {
-    return Error{
-        fmt::format("{}: kind must be cudnn, cuda, msvc, zlib or driver, not \"{}\"", family.source, family.kind)};
+    return Error{fmt::format("{}: kind must be cudnn, cuda, msvc, zlib, driver or library, not \"{}\"", family.source,
+                             family.kind)};
   }
   if (family.version_format != "plain" && family.version_format != "cudart") {
     return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
@@ -160,7 +177,7 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
     if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver" && name != "recipe" &&
-        name != "profile" && name != "delay_load_hook") {
+        name != "profile" && name != "delay_load_hook" && name != "lazy_load") {
       return Error{fmt::format("{}: unknown section '{}'", where(file, node.source()), name)};
     }
   }
@@ -188,6 +205,8 @@ Result<bool> read_file(const std::string& file, RuleData& data) {
   if (!profiles) return profiles;
   auto hooks = read_tables(root, "delay_load_hook", file, data.delay_load_hooks, read_delay_load_hook);
   if (!hooks) return hooks;
+  auto lazy = read_tables(root, "lazy_load", file, data.lazy_loads, read_lazy_load);
+  if (!lazy) return lazy;
   if (const toml::table* driver = root["driver"].as_table()) {
     auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
     if (!minimums) return minimums;
@@ -212,7 +231,10 @@ Result<bool> validate(RuleData& data) {
     }
   }
   for (const Family& family : data.families) {
-    for (const DllName& dll : family.runtime_loads) {
+    std::vector<DllName> loads = family.runtime_loads;
+    for (const VersionedLoads& versioned : family.versioned_loads)
+      loads.insert(loads.end(), versioned.loads.begin(), versioned.loads.end());
+    for (const DllName& dll : loads) {
       if (!family_of_dll.count(dll)) {
         return Error{fmt::format("{}: runtime load {} is not a member of any family", family.source, dll.key())};
       }
@@ -230,6 +252,13 @@ Result<bool> validate(RuleData& data) {
   }
   auto recipes = validate_recipes(data.recipes, data.profiles);
   if (!recipes) return recipes;
+  for (const Recipe& recipe : data.recipes) {
+    for (const RecipeRequirement& requirement : recipe.requirements) {
+      if (!data.finding(requirement.finding))
+        return Error{
+            fmt::format("{}: requirement names unknown finding '{}'", requirement.source, requirement.finding)};
+    }
+  }
   std::sort(data.driver_minimums.begin(), data.driver_minimums.end(),
             [](const DriverMinimum& a, const DriverMinimum& b) {
               return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);

@@ -114,10 +114,16 @@ graph::LoadKnowledge load_knowledge(const RuleData& rules) {
   graph::LoadKnowledge knowledge;
   for (const Family& family : rules.families) {
     for (const DllName& member : family.members) knowledge.family_of.emplace(member, family.id);
-    if (family.runtime_loads.empty()) continue;
-    for (const DllName& main : family.main) knowledge.runtime_loads.emplace(main, family.runtime_loads);
+    std::vector<graph::RuntimeLoad> loads;
+    for (const DllName& dll : family.runtime_loads) loads.push_back({dll, std::nullopt});
+    for (const VersionedLoads& versioned : family.versioned_loads) {
+      for (const DllName& dll : versioned.loads) loads.push_back({dll, versioned.versions});
+    }
+    if (loads.empty()) continue;
+    for (const DllName& main : family.main) knowledge.runtime_loads.emplace(main, loads);
   }
   knowledge.delay_load_hooks = rules.delay_load_hooks;
+  knowledge.lazy_loads = rules.lazy_loads;
   return knowledge;
 }
 
@@ -149,7 +155,7 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   // Siblings missing from the search path are often next to the main DLL that loads them.
   for (const graph::Module& module : closure.modules) {
     const Family* family = rules.family_of(module.key);
-    if (!family || family->runtime_loads.empty() || !module.resolution.path ||
+    if (!family || (family->runtime_loads.empty() && family->versioned_loads.empty()) || !module.resolution.path ||
         module.resolution.failure != resolve::Failure::None)
       continue;
     if (std::find(family->main.begin(), family->main.end(), module.key) != family->main.end()) {
@@ -175,6 +181,17 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   request.install_places.erase(std::unique(request.install_places.begin(), request.install_places.end()),
                                request.install_places.end());
   return request;
+}
+
+const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Module& module) {
+  for (const FrameworkInUse& framework : input.frameworks) {
+    for (std::size_t i = framework.first_load; i < framework.first_load + framework.loads; ++i) {
+      if (i < input.closure.loads.size() && std::find(module.needed_by.begin(), module.needed_by.end(),
+                                                      input.closure.loads[i].request) != module.needed_by.end())
+        return &framework;
+    }
+  }
+  return nullptr;
 }
 
 RuleOutput run_rules(const RuleInput& input) {

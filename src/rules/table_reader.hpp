@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dlldoctor/core/result.hpp"
+#include "dlldoctor/core/version_range.hpp"
 
 namespace dlldoctor::rules::detail {
 
@@ -129,6 +130,29 @@ Result<bool> read_tables(const toml::table& root, std::string_view name, const s
     out.push_back(std::move(value).value());
   }
   return true;
+}
+
+// key = "9.20": a version of numbers and dots, written as the report prints it, so that a typo such as
+// "9.2x" is not read as 9.2. Absent: none (an error when required).
+inline Result<std::optional<VersionParts>> version_key(const TableReader& in, std::string_view key, bool required) {
+  auto text = in.text(key, required ? std::nullopt : std::optional<std::string>(std::string()));
+  if (!text) return text.error();
+  if (text->empty() && !required) return std::optional<VersionParts>();
+  std::optional<VersionParts> parts = leading_version(*text);
+  if (!parts || version_text(*parts) != *text)
+    return Error{fmt::format("{}: '{}' must be a version of numbers and dots, not \"{}\"", in.at(), key, *text)};
+  return parts;
+}
+
+// from = "9.20", before = "10" of a table: either may be left out, not both.
+inline Result<VersionRange> read_version_range(const TableReader& in) {
+  VersionRange range;
+  std::optional<Error> error;
+  assign(version_key(in, "from", false), range.from, error);
+  assign(version_key(in, "before", false), range.before, error);
+  if (error) return *error;
+  if (!range.from && !range.before) return Error{fmt::format("{}: give 'from', 'before' or both", in.at())};
+  return range;
 }
 
 }  // namespace dlldoctor::rules::detail

@@ -47,7 +47,7 @@ struct Difference {
 constexpr Difference kDifferences[] = {
     {"missing_export_wrong_dll_under_right_name", "outcome",
      "Windows fails start-up with 127 (0xC0000139) before main; under Wine the program starts and dies only "
-     "when it calls the unresolved import (\"Call ... to unimplemented function zlibwapi.dll.zlibVersion\")",
+     "when it calls the unresolved import (\"Call ... to unimplemented function cudnn64_9.dll.cudnnGetVersion\")",
      "Wine treats a missing export as a warning and binds a stub that aborts when called (DOMAIN.md §7)"},
     {"dotlocal_folder_redirects", "cudnn64_9.dll",
      "Windows takes cudnn64_9.dll from the app_delay.exe.local folder (DLL redirection, step 1); Wine loads the "
@@ -119,9 +119,11 @@ constexpr NotRun kNotRun[] = {
      "--sysroot with a driver's nvcuda.dll in its System32 and a SYSTEM hive: under Wine both are the prefix's"},
     {"stack_healthy_cuda12_cudnn9_driver", kDriverInSysroot},
     {"stack_driver_too_old_marked", kDriverInSysroot},
+    {"stack_frameworks_torch_cu118_with_onnxruntime_cuda12", kStackSummary},
     {"stack_readme_demo_mixed_cudnn", kStackSummary},
     {"stack_plain_program_empty", kStackSummary},
     {"named_in_data_lazy_cudnn_load", kProbedAsHost},
+    {"framework_onnxruntime_cuda_lazy_cudnn_path_walk", kRecipe},
     {"framework_onnxruntime_preload_dlls_after_torch", kRecipe},
     {"framework_onnxruntime_preload_dlls_nvidia_wheels", kRecipe},
     {"framework_torch_cuda_path_from_snapshot", kRecipe},

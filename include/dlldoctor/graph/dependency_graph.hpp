@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dlldoctor/core/version_range.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 
 namespace dlldoctor::graph {
@@ -84,13 +85,34 @@ struct DelayLoadHook {
   std::string source;       // file:line of the rule
 };
 
+// How a module's code loads a DLL it names only in its data ([[lazy_load]]), when that is not the plain
+// LoadLibrary the closure assumes: onnxruntime's CUDA provider tries LoadLibraryExA("cudnn64_9.dll",
+// LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) and, when that fails, walks PATH itself and loads the first copy by
+// full path with the same flags.
+struct LazyLoad {
+  std::string loader;  // the loading module's file name, '*' and '?' allowed
+  DllName dll;
+  std::uint32_t flags = 0;
+  bool then_path = false;  // on failure: the first PATH entry that holds the file, by full path
+  std::string why;
+  std::string source;
+};
+
 // What the closure must know of DLL families, from the rules (rules/*.toml), so that the graph does not
 // depend on the rule engine: which family a DLL is of, what a family's main DLL loads by bare name
 // when it is first used, and which modules answer their own delay imports.
+struct RuntimeLoad {
+  DllName dll;
+  // Made only by the releases of the main DLL in this range (its file version); a main DLL without a
+  // version resource is not known to make it.
+  std::optional<VersionRange> versions;
+};
+
 struct LoadKnowledge {
   std::unordered_map<DllName, std::string> family_of;
-  std::unordered_map<DllName, std::vector<DllName>> runtime_loads;
+  std::unordered_map<DllName, std::vector<RuntimeLoad>> runtime_loads;
   std::vector<DelayLoadHook> delay_load_hooks;
+  std::vector<LazyLoad> lazy_loads;
 };
 
 struct ClosureRequest {

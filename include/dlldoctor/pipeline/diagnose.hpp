@@ -25,10 +25,12 @@ struct Diagnosis {
   rules::RuleOutput rules;
 };
 
-// `look_in`: host folders searched recursively for copies of what is not found (--look-in). Errors only
-// when the program cannot be read at all (build_closure's errors).
+// `look_in`: host folders searched recursively for copies of what is not found (--look-in); `frameworks`:
+// what --import brought in, for the requirements of their recipes. Errors only when the program cannot be
+// read at all (build_closure's errors).
 Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
                            const rules::RuleData& rules, resolve::WrongMachinePolicy policy,
-                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images);
+                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images,
+                           const std::vector<rules::FrameworkInUse>& frameworks = {});
 
 }  // namespace dlldoctor::pipeline

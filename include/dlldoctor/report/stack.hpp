@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
@@ -41,18 +42,34 @@ struct StackDriver {
   std::string newest_cuda;  // the newest CUDA release the driver runs ([driver] minimum); empty if none
 };
 
-// Frameworks (torch 2.5.1+cu124: its CUDA and bundled cuDNN) will join as a `frameworks` list, filled
-// from --import's load recipes.
+// A framework --import brought in (its recipe's values, from the package's own files), and how the
+// stack that loads fits what it was built for.
+struct StackFramework {
+  std::string recipe;   // "torch"
+  std::string name;     // "PyTorch"
+  std::string version;  // "2.5.1+cu124"; empty when its files do not say
+  std::string cuda;     // the CUDA release it was built for ("12.4"); empty for a CPU build or unknown
+  std::string cudnn;    // the cuDNN it was built for (onnxruntime's version_info); empty when unknown
+  // The cuDNN that loads from the package's own folder (torch\lib): its version, else empty.
+  std::string own_cudnn;
+  // What loads against what it was built for: "built for CUDA 12.4; CUDA 13.0 loads (cudart64_13.dll)".
+  std::vector<std::string> mismatches;
+};
+
 struct Stack {
   std::optional<StackDriver> driver;
   std::vector<StackEntry> cuda_runtimes;
   std::vector<StackEntry> cudnn;
   std::vector<StackEntry> msvc_runtime;
+  std::vector<StackFramework> frameworks;
 
-  bool empty() const { return !driver && cuda_runtimes.empty() && cudnn.empty() && msvc_runtime.empty(); }
+  bool empty() const {
+    return !driver && cuda_runtimes.empty() && cudnn.empty() && msvc_runtime.empty() && frameworks.empty();
+  }
 };
 
-Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules,
-               const std::vector<rules::Finding>& findings);
+// `expansion`: the --import recipes, when there are any.
+Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules, const std::vector<rules::Finding>& findings,
+               const recipes::Expansion* expansion);
 
 }  // namespace dlldoctor::report

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/version_range.hpp"
+
 namespace dlldoctor::rules {
 
 // A value the package's own files say, e.g. torch\version.py's `cuda = '12.4'`.
@@ -47,6 +50,26 @@ struct RecipeStep {
   std::string source;  // file:line
 };
 
+// A DLL version that some releases of the framework need (torch >= 2.9 needs msvcp140.dll >= 14.40): when
+// the process uses an older copy, the finding named here is reported (its variant "framework").
+struct RecipeRequirement {
+  VersionRange versions;  // of the framework ({version})
+  DllName dll;
+  VersionParts minimum;  // the DLL's file version must be at least this
+  std::string finding;   // "msvc-runtime-too-old"
+  std::string why;       // why the framework needs it, with the source
+  std::string effect;    // what the user sees when it is older
+  std::string source;    // file:line
+};
+
+// A recipe that must not run before another in one process ([[recipe.not_before]]): onnxruntime's
+// preload_dlls() before `import torch`.
+struct RecipeOrder {
+  std::string recipe;  // the one this must not precede: "torch"
+  std::string why;     // what goes wrong, with the source
+  std::string source;  // file:line
+};
+
 struct Recipe {
   std::string id;    // what --import names: "torch", "onnxruntime[cuda]", "onnxruntime.preload_dlls"
   std::string name;  // "PyTorch"
@@ -59,6 +82,11 @@ struct Recipe {
   std::vector<RecipeAttribute> attributes;
   std::vector<RecipeDerived> derived;
   std::vector<RecipeStep> steps;
+  std::vector<RecipeRequirement> requirements;
+  std::vector<RecipeOrder> not_before;
+  // The GPU stack its build works with ("CUDA 11.2 and cuDNN 8.1"), for findings about a wrong generation
+  // that its own loads meet; empty when the recipe does not say.
+  std::string supported;
   std::string source;  // file:line
 };
 

@@ -9,25 +9,36 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/result.hpp"
+#include "dlldoctor/core/version_range.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/recipe.hpp"
 
 namespace dlldoctor::rules {
 
+// Run-time loads that only some releases of a main DLL make (cuDNN 9.20 added siblings; cuDNN 8.3-8.9 load
+// zlibwapi): the range is matched against the main DLL's file version.
+struct VersionedLoads {
+  VersionRange versions;
+  std::vector<DllName> loads;
+  std::string why;  // what the user sees when they are missing, and why they may be (for missing-sibling)
+};
+
 struct Family {
-  std::string id;                           // "cudnn9"
-  std::string name;                         // "cuDNN 9"
-  std::string kind;                         // "cudnn", "cuda", "msvc", "zlib", "driver"
-  std::string generation;                   // "9", "12": the major version that names the DLLs
-  std::vector<DllName> main;                // DLLs whose presence brings the family in
-  std::vector<DllName> members;             // every DLL of the family (main included)
-  std::vector<DllName> runtime_loads;       // loaded by bare name at run time by a main DLL (any family's)
-  std::vector<std::string> install_places;  // Windows folder patterns ('*' = one name) to look for copies
-  std::string install;                      // the command (or hint) that installs it
-  bool same_version = false;                // all members must carry one file version
-  std::string version_format = "plain";     // "cudart": CUDA version in the last part (12040 = 12.4)
-  std::string source;                       // file:line of the definition
+  std::string id;                               // "cudnn9"
+  std::string name;                             // "cuDNN 9"
+  std::string kind;                             // "cudnn", "cuda", "msvc", "zlib", "driver", "library"
+  std::string generation;                       // "9", "12": the major version that names the DLLs
+  std::vector<DllName> main;                    // DLLs whose presence brings the family in
+  std::vector<DllName> members;                 // every DLL of the family (main included)
+  std::vector<DllName> runtime_loads;           // loaded by bare name at run time by a main DLL (any family's)
+  std::vector<VersionedLoads> versioned_loads;  // more of them, made only by the main DLL's releases in a range
+  std::vector<std::string> install_places;      // Windows folder patterns ('*' = one name) to look for copies
+  std::string install;                          // the command (or hint) that installs it
+  std::string redist_folder;                    // msvc: its folder in Visual Studio's VC\Redist\MSVC\<version>\x64
+  bool same_version = false;                    // all members must carry one file version
+  std::string version_format = "plain";         // "cudart": CUDA version in the last part (12040 = 12.4)
+  std::string source;                           // file:line of the definition
 };
 
 struct FailureMode {
@@ -61,6 +72,7 @@ struct RuleData {
   std::vector<Recipe> recipes;
   std::vector<LoadProfile> profiles;
   std::vector<graph::DelayLoadHook> delay_load_hooks;
+  std::vector<graph::LazyLoad> lazy_loads;
   std::vector<std::string> files;  // the rule files read, in order
 
   const Family* family_of(const DllName& dll) const;

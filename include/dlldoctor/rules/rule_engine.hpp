@@ -17,6 +17,13 @@
 
 namespace dlldoctor::rules {
 
+// A framework the process imports (--import): its recipe and the version the package's files say.
+struct FrameworkInUse {
+  std::string recipe;                     // "torch"
+  std::string version;                    // "2.9.1+cu128"; empty when unknown
+  std::size_t first_load = 0, loads = 0;  // its calls in ClosureRequest::loads (and Closure::loads)
+};
+
 struct RuleInput {
   const graph::Closure& closure;
   const graph::ClosureRequest& request;
@@ -24,7 +31,11 @@ struct RuleInput {
   const env::Inventory& inventory;
   const RuleData& rules;
   resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;
+  std::vector<FrameworkInUse> frameworks;
 };
+
+// The framework whose own LoadLibrary call asked for `module` (TensorFlow's load of cudnn64_8.dll), if any.
+const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Module& module);
 
 struct RuleOutput {
   std::vector<Finding> findings;  // errors first, then warnings, then info; detector order within

@@ -43,11 +43,21 @@ bool python_path_only(Context& c) {
       for (const env::DllCopy& copy : folder.dlls) {
         if (!detail::is_copy_of(copy, c.module.key) || !fits(c.input, copy)) continue;
         c.evidence["path_copy"] = detail::copy_json(copy);
-        c.sink.emit("python-path-only", "default", c.module.name,
-                    {{"dll", c.module.name},
+        Vars vars = {{"dll", c.module.name},
                      {"folder", detail::shown(entry.folder)},
-                     {"folder_python", Value::code(python_literal(detail::shown(entry.folder)))}},
-                    c.evidence, c.severity);
+                     {"folder_python", Value::code(python_literal(detail::shown(entry.folder)))}};
+        // A packaged app (a Store Python) never searches PATH, whatever the flags: the fix is a folder the
+        // load does search, the loading DLL's own one when the flags include it.
+        const bool packaged = !c.input.request.settings.inherited_path_searched;
+        if (packaged) {
+          vars["copy"] = detail::shown(copy);
+          vars["needed_by"] = detail::first_needed_by(c.module);
+          vars["target_folder"] = std::string("<a folder this load searches>");
+          for (const auto& s : searched) {
+            if (s.step == resolve::SearchStep::DllLoadDir) vars["target_folder"] = detail::shown(s.folder);
+          }
+        }
+        c.sink.emit("python-path-only", packaged ? "packaged" : "default", c.module.name, vars, c.evidence, c.severity);
         return true;
       }
     }
@@ -72,6 +82,19 @@ std::vector<const env::DllCopy*> installed(const RuleInput& input, const std::ve
   return out;
 }
 
+// When the framework's own load asked for the module and its recipe says which GPU stack it works with
+// (TensorFlow 2.10: CUDA 11.2 and cuDNN 8.1), that goes into the finding (variant "framework").
+bool framework_support(Context& c, Vars& vars) {
+  const FrameworkInUse* framework = framework_loading(c.input, c.module);
+  const Recipe* recipe = framework ? c.input.rules.recipe(framework->recipe) : nullptr;
+  if (!recipe || recipe->supported.empty()) return false;
+  vars["framework"] = recipe->name;
+  vars["supported"] = recipe->supported;
+  c.evidence["framework"] = framework->recipe;
+  c.evidence["framework_version"] = framework->version;
+  return true;
+}
+
 // A cuDNN main DLL of one generation wanted while only another generation is installed.
 bool wrong_generation(Context& c) {
   if (!c.family || c.family->kind != "cudnn" || !is_main(*c.family, c.module.key)) return false;
@@ -86,14 +109,11 @@ bool wrong_generation(Context& c) {
       paths += (paths.empty() ? "" : ", ") + detail::shown(*copy);
     }
     c.evidence["installed"] = std::move(list);
-    c.sink.emit("wrong-cudnn-generation", "default", c.module.name,
-                {{"dll", c.module.name},
-                 {"needed_by", detail::first_needed_by(c.module)},
-                 {"wanted", c.family->name},
-                 {"wanted_version", c.family->generation + ".x"},
-                 {"installed", other.name},
-                 {"copies", paths}},
-                c.evidence, c.severity);
+    Vars vars = {{"dll", c.module.name},     {"needed_by", detail::first_needed_by(c.module)},
+                 {"wanted", c.family->name}, {"wanted_version", c.family->generation + ".x"},
+                 {"installed", other.name},  {"copies", paths}};
+    const std::string variant = framework_support(c, vars) ? "framework" : "default";
+    c.sink.emit("wrong-cudnn-generation", variant, c.module.name, vars, c.evidence, c.severity);
     return true;
   }
   return false;
@@ -160,6 +180,18 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
     variant = "copy_elsewhere";
     copy = detail::copy_json(*c.copies.front());
   }
+  // Absent, and loaded only by the newer releases of the main DLL (cuDNN 9.20's extra siblings): a bundle
+  // put together from an older release lacks them, which the rules' note explains.
+  const auto& main_version = main->resolution.image ? main->resolution.image->file_version : std::nullopt;
+  for (const VersionedLoads& versioned : c.family->versioned_loads) {
+    const bool listed =
+        std::find(versioned.loads.begin(), versioned.loads.end(), c.module.key) != versioned.loads.end();
+    if (variant != "absent" || !listed || versioned.why.empty() || !main_version) continue;
+    variant = "absent_newer";
+    vars["main_version"] = main_version->to_string();
+    vars["versions"] = versioned.versions.text();
+    vars["why"] = versioned.why;
+  }
   SiblingGroup& group = groups[{main->name, variant}];
   if (group.dlls.empty()) {
     group.vars = vars;
@@ -183,7 +215,7 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
   }
 }
 
-// zlibwapi, the MSVC runtime, CUDA libraries and the driver: runtimes the program's DLLs need.
+// zlibwapi, the MSVC runtime, CUDA libraries, the driver, vendor libraries: runtimes the program's DLLs need.
 bool missing_runtime(Context& c) {
   if (!c.family || c.family->kind == "cudnn") return false;
   // Without a Windows disk the driver cannot be seen; the driver detector says so instead.
@@ -191,7 +223,8 @@ bool missing_runtime(Context& c) {
   Vars vars = {{"dll", c.module.name},
                {"family", c.family->name},
                {"needed_by", detail::first_needed_by(c.module)},
-               {"install", Value::code(c.family->install)}};
+               {"install", Value::code(c.family->install)},
+               {"redist_folder", c.family->redist_folder}};
   // Next to the DLL that needs it is a place the process searches only if that DLL is in the program's
   // folder or on PATH, which it is when it loaded by name: the usual case.
   std::string target;
@@ -211,7 +244,8 @@ bool missing_runtime(Context& c) {
   vars["target_folder"] = target.empty() ? std::string("<a folder on PATH>") : target;
   // The driver's DLL comes only with the driver, and the MSVC runtime from Microsoft's redistributable:
   // a loose copy from elsewhere is the wrong advice for both.
-  const std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
+  std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
+  if (variant == "default" && framework_support(c, vars)) variant = "framework";
   c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity);
   return true;
 }

@@ -1,5 +1,5 @@
 // Section 5.5: an older copy wins, one family's DLLs come from different releases, a folder mixes
-// generations.
+// generations; and the other side, copies that a full-path load makes irrelevant.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -143,12 +143,57 @@ void mixed_generations(const RuleInput& input, FindingSink& sink) {
   }
 }
 
+// A family's main DLL loaded by full path (torch loads every torch\lib\*.dll so) while other copies sit on
+// the search path or elsewhere: those are not what this process uses, and fixing them changes nothing for
+// it. When every member of the family that loads comes from that one folder, the whole set is settled.
+void copies_not_used(const RuleInput& input, FindingSink& sink) {
+  for (const graph::Module& module : input.closure.modules) {
+    const Family* family = input.rules.family_of(module.key);
+    const resolve::Candidate* winner = detail::chosen(module);
+    if (!family || !winner || winner->assumed || winner->step != resolve::SearchStep::Explicit) continue;
+    if (std::find(family->main.begin(), family->main.end(), module.key) == family->main.end()) continue;
+    const std::string folder = folder_of(winner->path);
+    std::vector<const env::DllCopy*> others;
+    auto consider = [&](const env::DllCopy& copy) {
+      if (detail::is_copy_of(copy, module.key) && folder_of(copy.path) != folder) others.push_back(&copy);
+    };
+    for (const env::FolderContents& contents : input.inventory.search_folders) {
+      for (const env::DllCopy& copy : contents.dlls) consider(copy);
+    }
+    for (const env::DllCopy& copy : input.inventory.copies) consider(copy);
+    if (others.empty()) continue;
+    bool whole_family = true;
+    for (const graph::Module& member : input.closure.modules) {
+      if (input.rules.family_of(member.key) != family || member.resolution.failure != resolve::Failure::None) continue;
+      if (!member.resolution.path || folder_of(*member.resolution.path) != folder) whole_family = false;
+    }
+    std::vector<std::string> paths;
+    std::string where;
+    detail::Json evidence_others = detail::Json::array();
+    for (const env::DllCopy* copy : others) {
+      paths.push_back(detail::shown(*copy));
+      where += fmt::format("{}{} ({})", where.empty() ? "" : ", ", detail::shown(*copy), copy->source);
+      evidence_others.push_back(detail::copy_json(*copy));
+    }
+    sink.emit("copies-not-used", whole_family ? "whole_family" : "default", module.name,
+              {{"dll", module.name},
+               {"family", family->name},
+               {"chosen", detail::shown(*winner)},
+               {"chosen_folder", folder_of(detail::shown(*winner))},
+               {"loaded_by", detail::first_needed_by(module)},
+               {"others", where},
+               {"other_paths", Value::list(paths)}},
+              {{"chosen", detail::candidate_json(*winner)}, {"others", std::move(evidence_others)}});
+  }
+}
+
 }  // namespace
 
 void detect_shadowing(const RuleInput& input, FindingSink& sink) {
   older_copy_wins(input, sink);
   mixed_family_versions(input, sink);
   mixed_generations(input, sink);
+  copies_not_used(input, sink);
 }
 
 }  // namespace dlldoctor::rules

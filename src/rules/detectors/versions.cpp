@@ -1,6 +1,7 @@
 // Versions that must fit together: the driver against the CUDA runtime, the MSVC runtime against the
-// newest toolset in the process.
+// newest toolset in the process, a DLL against what the framework that imports it needs.
 #include <algorithm>
+#include <map>
 
 #include "dlldoctor/rules/cuda_versions.hpp"
 #include "rules/detectors/common.hpp"
@@ -104,11 +105,116 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
   }
 }
 
+const resolve::Candidate* chosen_with_version(const graph::Module& module) {
+  const resolve::Candidate* winner = detail::chosen(module);
+  return winner && winner->file_version && !winner->assumed ? winner : nullptr;
+}
+
+// The recipes of a framework: its own and those it extends (onnxruntime.preload_dlls is onnxruntime too).
+std::vector<const Recipe*> recipe_chain(const RuleData& rules, const std::string& id) {
+  std::vector<const Recipe*> chain;
+  for (const Recipe* recipe = rules.recipe(id); recipe;
+       recipe = recipe->extends.empty() ? nullptr : rules.recipe(recipe->extends))
+    chain.push_back(recipe);
+  return chain;
+}
+
+// The modules a framework's own calls returned, by name: what it brought into the process.
+std::map<DllName, const graph::Module*> brought_by(const RuleInput& input, const FrameworkInUse& framework) {
+  std::map<DllName, const graph::Module*> modules;
+  const auto& loads = input.closure.loads;
+  for (std::size_t i = framework.first_load; i < framework.first_load + framework.loads && i < loads.size(); ++i) {
+    if (!loads[i].ok || !loads[i].module_index) continue;
+    const graph::Module& module = input.closure.modules[*loads[i].module_index];
+    modules.emplace(module.key, &module);
+  }
+  return modules;
+}
+
+// Imports in an order one of them breaks ([[recipe.not_before]]: onnxruntime.preload_dlls() before torch),
+// when it does here: the later one loads by full path a file of a name the earlier one already brought in
+// from another file (with a torch of the same CUDA major, preload_dlls loads torch's own files: no harm).
+void import_order(const RuleInput& input, FindingSink& sink) {
+  const auto& frameworks = input.frameworks;
+  for (std::size_t first = 0; first < frameworks.size(); ++first) {
+    for (const Recipe* recipe : recipe_chain(input.rules, frameworks[first].recipe)) {
+      for (const RecipeOrder& order : recipe->not_before) {
+        for (std::size_t later = first + 1; later < frameworks.size(); ++later) {
+          const auto chain = recipe_chain(input.rules, frameworks[later].recipe);
+          if (std::none_of(chain.begin(), chain.end(), [&](const Recipe* r) { return r->id == order.recipe; }))
+            continue;
+          const auto earlier = brought_by(input, frameworks[first]);
+          std::vector<std::string> clashes;
+          nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
+          for (const auto& [key, module] : brought_by(input, frameworks[later])) {
+            const auto found = earlier.find(key);
+            if (found == earlier.end() || found->second->resolution.path == module->resolution.path) continue;
+            clashes.push_back(module->name);
+            evidence.push_back({{"dll", module->name},
+                                {"first", found->second->resolution.path.value_or("")},
+                                {"second", module->resolution.path.value_or("")}});
+          }
+          if (clashes.empty()) continue;
+          sink.emit("import-order", "default", "",
+                    {{"first", frameworks[first].recipe},
+                     {"second", frameworks[later].recipe},
+                     {"dlls", Value::list(clashes)},
+                     {"why", order.why}},
+                    {{"first", frameworks[first].recipe}, {"second", frameworks[later].recipe}, {"dlls", evidence}});
+        }
+      }
+    }
+  }
+}
+
+// What a framework's recipe says its releases need (rules/*.toml, [[recipe.requirement]]): a DLL of the
+// process older than that is reported with the finding the requirement names.
+void framework_requirements(const RuleInput& input, FindingSink& sink) {
+  for (const FrameworkInUse& framework : input.frameworks) {
+    const std::optional<VersionParts> version = leading_version(framework.version);
+    if (!version) continue;
+    // A recipe that extends another (onnxruntime[cuda]) needs what that one needs.
+    for (const Recipe* recipe = input.rules.recipe(framework.recipe); recipe;
+         recipe = recipe->extends.empty() ? nullptr : input.rules.recipe(recipe->extends)) {
+      for (const RecipeRequirement& requirement : recipe->requirements) {
+        if (!requirement.versions.contains(*version)) continue;
+        for (const graph::Module& module : input.closure.modules) {
+          const resolve::Candidate* winner = module.key == requirement.dll ? chosen_with_version(module) : nullptr;
+          if (!winner) continue;
+          const auto& parts = winner->file_version->parts;
+          if (compare_versions({parts.begin(), parts.end()}, requirement.minimum) >= 0) continue;
+          const std::string path = detail::shown(*winner);
+          sink.emit(requirement.finding, "framework", module.name,
+                    {{"dll", module.name},
+                     {"version", winner->file_version->to_string()},
+                     {"path", path},
+                     {"backup", base_name(path) + ".bak"},
+                     {"step", std::string(resolve::step_label(winner->step))},
+                     {"minimum", version_text(requirement.minimum)},
+                     {"framework", recipe->name},
+                     {"framework_version", framework.version},
+                     {"versions", requirement.versions.text()},
+                     {"why", requirement.why},
+                     {"effect", requirement.effect}},
+                    {{"runtime", path},
+                     {"runtime_version", winner->file_version->to_string()},
+                     {"minimum", version_text(requirement.minimum)},
+                     {"framework", framework.recipe},
+                     {"framework_version", framework.version},
+                     {"requirement", requirement.source}});
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void detect_versions(const RuleInput& input, FindingSink& sink) {
   driver(input, sink);
   msvc_runtime(input, sink);
+  framework_requirements(input, sink);
+  import_order(input, sink);
 }
 
 }  // namespace dlldoctor::rules
