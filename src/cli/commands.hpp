@@ -95,6 +95,7 @@ struct HostCalls {
   std::optional<std::string> dll_directory;   // SetDllDirectoryW
   std::vector<std::string> preload;           // LoadLibraryExW(path, 0): the plain LoadLibrary(path)
   std::vector<HostLoad> loads;                // LoadLibraryExW(name, flags), one per request load
+  std::vector<std::string> dirs_after_loads;  // AddDllDirectory after the last load (for run-time loads)
 };
 // The calls that make `request` happen in the host, as the simulation reads it.
 HostCalls host_calls(const graph::ClosureRequest& request);

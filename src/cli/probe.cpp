@@ -41,6 +41,7 @@ HostCalls host_calls(const graph::ClosureRequest& request) {
   for (const graph::LoadCall& load : request.loads)
     calls.loads.push_back(
         {load.name, load.flags, windows_folders(load.add_dll_directories), windows_folders(load.retry_with_path)});
+  calls.dirs_after_loads = windows_folders(request.dirs_after_loads);
   return calls;
 }
 

@@ -246,11 +246,13 @@ class HostScript final : public ProcessScript {
       strings.push_back(L'\0');
       return at;
     };
+    auto add_directory = [&](const std::string& dir) {
+      planned.push_back({"AddDllDirectory", {place(dir), 0, 0, 0}, std::nullopt, "AddDllDirectory(" + dir + ")"});
+    };
     if (calls_.default_dirs)
       planned.push_back(
           {"SetDefaultDllDirectories", {*calls_.default_dirs, 0, 0, 0}, std::nullopt, "SetDefaultDllDirectories"});
-    for (const auto& dir : calls_.add_dll_dirs)
-      planned.push_back({"AddDllDirectory", {place(dir), 0, 0, 0}, std::nullopt, "AddDllDirectory(" + dir + ")"});
+    for (const auto& dir : calls_.add_dll_dirs) add_directory(dir);
     if (calls_.dll_directory)
       planned.push_back({"SetDllDirectoryW",
                          {place(*calls_.dll_directory), 0, 0, 0},
@@ -260,8 +262,7 @@ class HostScript final : public ProcessScript {
       planned.push_back({"LoadLibraryExW", {place(path), 0, 0, 0}, std::nullopt, "preloading " + path});
     for (std::size_t i = 0; i < calls_.loads.size(); ++i) {
       const HostLoad& load = calls_.loads[i];
-      for (const auto& dir : load.add_dll_dirs)
-        planned.push_back({"AddDllDirectory", {place(dir), 0, 0, 0}, std::nullopt, "AddDllDirectory(" + dir + ")"});
+      for (const auto& dir : load.add_dll_dirs) add_directory(dir);
       const std::uint64_t name = place(load.name);
       planned.push_back({"LoadLibraryExW", {name, 0, load.flags, 0}, i, ""});
       if (load.retry_path.empty()) continue;
@@ -273,6 +274,7 @@ class HostScript final : public ProcessScript {
                          true});
       planned.push_back({"LoadLibraryW", {name, 0, 0, 0}, i, "", i});
     }
+    for (const auto& dir : calls_.dirs_after_loads) add_directory(dir);
     strings_end_ = strings.size() * sizeof(wchar_t);
     if (strings_end_ > kStringsSize) return Error{"the --load names are too long to probe"};
     if (!WriteProcessMemory(process, reinterpret_cast<void*>(memory), strings.data(), strings_end_, nullptr))

@@ -105,8 +105,8 @@ struct ProbeCommand {
 };
 
 ProbeCommand probe_command(const Scenario& s, const fs::path& root, const fs::path& drive_c, const fs::path& exe) {
-  const std::set<std::string> path_flags = {"--host",        "--load",    "--add-dll-dir",
-                                            "--set-dll-dir", "--preload", "--site-packages"};
+  const std::set<std::string> path_flags = {"--host",    "--load",          "--add-dll-dir", "--set-dll-dir",
+                                            "--preload", "--site-packages", "--rules"};
   auto windows = [&](const std::string& value) {
     return value.rfind(drive_c.string(), 0) == 0 ? c_path(drive_c, value) : value;
   };

@@ -127,6 +127,7 @@ constexpr NotRun kNotRun[] = {
     {"stack_readme_demo_mixed_cudnn", kStackSummary},
     {"stack_plain_program_empty", kStackSummary},
     {"named_in_data_lazy_cudnn_load", kProbedAsHost},
+    {"framework_dirs_added_after_the_last_load", kRecipe},
     {"framework_import_order_onnxruntime_before_torch", kRecipe},
     {"framework_onnxruntime_preload_dlls_after_torch", kRecipe},
     {"framework_onnxruntime_preload_dlls_nvidia_wheels", kRecipe},
