@@ -77,16 +77,28 @@ Result<ProbeResult> probe_dll(const std::string& dll, const ProbeProcess& proces
 // The child's side of probe_dll (`dlldoctor --probe-child-load DLL`): loads the DLL and exits with
 // GetLastError's value (0 when it loaded).
 int probe_child_load(const std::string& dll);
-// `--host APP.exe --load ...`: the calls a running program makes, in the order the simulation applies
-// them (settings, then preloads, then the loads), made by the host's own main thread once its start-up
-// is done and before its code runs.
+// `--host APP.exe --load ...` and `PYTHON --import ...`: the calls a running program makes, in the order
+// the simulation applies them (settings, then preloads, then the loads), made by the host's own main
+// thread once its start-up is done and before its code runs. Folders and files by their Windows names:
+// the host resolves them.
+struct HostLoad {
+  std::string name;
+  std::uint32_t flags = 0;
+  std::vector<std::string> add_dll_dirs;  // AddDllDirectory calls made just before its LoadLibraryExW
+  // PyTorch's fallback: on error 126, SetEnvironmentVariableW("PATH", these;<PATH at start>) and then
+  // LoadLibraryW(name), whose answer is the load's.
+  std::vector<std::string> retry_path;
+};
 struct HostCalls {
   std::optional<std::uint32_t> default_dirs;  // SetDefaultDllDirectories
-  std::vector<std::string> add_dll_dirs;      // AddDllDirectory
+  std::vector<std::string> add_dll_dirs;      // AddDllDirectory, before any load (conda's start-up, --add-dll-dir)
   std::optional<std::string> dll_directory;   // SetDllDirectoryW
   std::vector<std::string> preload;           // LoadLibraryExW(path, 0): the plain LoadLibrary(path)
-  std::vector<graph::LoadCall> loads;         // LoadLibraryExW(name, flags)
+  std::vector<HostLoad> loads;                // LoadLibraryExW(name, flags), one per request load
+  std::vector<std::string> dirs_after_loads;  // AddDllDirectory after the last load (for run-time loads)
 };
+// The calls that make `request` happen in the host, as the simulation reads it.
+HostCalls host_calls(const graph::ClosureRequest& request);
 Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, const ProbeProcess& process);
 // Adds a "probe-differs" finding for each difference between the real loads and the prediction.
 void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,

@@ -170,6 +170,12 @@ int run_explain(const ExplainOptions& options) {
     auto expanded = recipes::expand_python(*rule_data, *python, options.imports, *environment, files, request);
     if (!expanded) return fail(expanded.error().message);
     expansion = std::move(expanded).value();
+    // A packaged app's DLL search leaves PATH out; a process dlldoctor.exe starts is not packaged, so its
+    // loader would search PATH and answer another question than the prediction's.
+    if (options.probe && !request.settings.inherited_path_searched)
+      return fail("probe cannot replay these imports: " + request.program +
+                  " is a Microsoft Store Python, whose DLL search leaves PATH out only inside its packaged app, and a "
+                  "process started by probe is not packaged (run dlldoctor without probe for the prediction)");
   }
   const rules::LoadProfile* profile = nullptr;
   if (!options.profile.empty()) {
@@ -246,13 +252,7 @@ int run_explain(const ExplainOptions& options) {
     auto run_probe = [&]() -> Result<ProbeResult> {
       if (!request.program_is_host)
         return dll ? probe_dll(request.program, process) : probe_program(request.program, process);
-      HostCalls calls;
-      calls.default_dirs = request.settings.default_dirs;
-      calls.add_dll_dirs = options.add_dll_dirs;
-      if (!options.set_dll_dir.empty()) calls.dll_directory = options.set_dll_dir;
-      calls.preload = options.preload;
-      calls.loads = request.loads;
-      return probe_host(request.program, calls, process);
+      return probe_host(request.program, host_calls(request), process);
     };
     auto probe = run_probe();
     if (!probe) return fail(probe.error().message);
@@ -409,13 +409,15 @@ Runner setup_probe(CLI::App& app, const std::string& argv0) {
   CLI::App* command = app.add_subcommand(
       "probe",
       "Windows only, opt-in: RUN the program (or load the DLL in a child process, or have --host make the "
-      "--load calls) under the real loader, with the PATH and folder of --path and --cwd, and report every "
-      "difference from the prediction as a probe-differs finding. Takes the flags of dlldoctor APP.exe.");
+      "--load calls, or have the Python interpreter make the calls of its --import recipes) under the real "
+      "loader, with the PATH and folder of --path and --cwd, and report every difference from the prediction "
+      "as a probe-differs finding. Takes the flags of dlldoctor APP.exe.");
   command->add_option("--probe-timeout", options->probe_timeout,
                       "Seconds the probed process may run before it is ended (default 10)");
   command->footer(
       "Examples:\n  dlldoctor probe app.exe --path C:\\cudnn\\bin\n"
-      "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension");
+      "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension\n"
+      "  dlldoctor probe python.exe --import torch");
   return bind_simulation(*command, options, run_explain);
 }
 

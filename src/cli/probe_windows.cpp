@@ -7,7 +7,9 @@
 //    start-up and before the program's own code runs, its main thread is made to call
 //    SetDefaultDllDirectories / AddDllDirectory / SetDllDirectoryW / LoadLibraryExW, one call at a time,
 //    and then the process is ended. The calls happen in the host itself, so the loader sees its
-//    application folder, its PATH and its current folder.
+//    application folder, its PATH and its current folder. A load recipe (--import) is replayed the same
+//    way: each load's AddDllDirectory calls just before it, and PyTorch's retry (SetEnvironmentVariableW
+//    of PATH, then LoadLibraryW) only when the load failed with 126.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -181,12 +183,23 @@ Result<RemoteFunction> find_function(const char* name) {
                         reinterpret_cast<std::uintptr_t>(address) - reinterpret_cast<std::uintptr_t>(owner)};
 }
 
+// This process's PATH, which a probed process started without --path inherits.
+std::wstring own_path() {
+  const DWORD size = GetEnvironmentVariableW(L"PATH", nullptr, 0);
+  if (size == 0) return {};
+  std::wstring path(size, L'\0');
+  const DWORD n = GetEnvironmentVariableW(L"PATH", path.data(), size);
+  path.resize(n < size ? n : 0);
+  return path;
+}
+
 // The host probe: the exe's entry point gets an int3; when the main thread reaches it, the loader has
 // finished the start-up. From there the thread is pointed at one kernel32 function after another, with the
 // entry point as the return address, so each call ends at the same int3 and hands the thread back.
 class HostScript final : public ProcessScript {
  public:
-  HostScript(std::uint32_t entry_rva, const HostCalls& calls) : entry_rva_(entry_rva), calls_(calls) {}
+  HostScript(std::uint32_t entry_rva, const HostCalls& calls, std::wstring started_path)
+      : entry_rva_(entry_rva), calls_(calls), started_path_(std::move(started_path)) {}
 
   std::optional<Error> on_start(HANDLE process, std::uint64_t base) override {
     entry_ = base + entry_rva_;
@@ -218,6 +231,9 @@ class HostScript final : public ProcessScript {
     std::array<std::uint64_t, 4> arguments;
     std::optional<std::size_t> load;  // index of the --load, for LoadLibraryExW of a --load
     std::string what;                 // for messages
+    // Made only when that load's LoadLibraryExW failed with 126: PyTorch's retry.
+    std::optional<std::size_t> retry_of{};
+    bool sets_path = false;  // SetEnvironmentVariableW(L"PATH", ...): its value is written when it is made
   };
 
   // The calls, in the simulation's order, with their strings placed in the memory VirtualAlloc returned.
@@ -230,11 +246,13 @@ class HostScript final : public ProcessScript {
       strings.push_back(L'\0');
       return at;
     };
+    auto add_directory = [&](const std::string& dir) {
+      planned.push_back({"AddDllDirectory", {place(dir), 0, 0, 0}, std::nullopt, "AddDllDirectory(" + dir + ")"});
+    };
     if (calls_.default_dirs)
       planned.push_back(
           {"SetDefaultDllDirectories", {*calls_.default_dirs, 0, 0, 0}, std::nullopt, "SetDefaultDllDirectories"});
-    for (const auto& dir : calls_.add_dll_dirs)
-      planned.push_back({"AddDllDirectory", {place(dir), 0, 0, 0}, std::nullopt, "AddDllDirectory(" + dir + ")"});
+    for (const auto& dir : calls_.add_dll_dirs) add_directory(dir);
     if (calls_.dll_directory)
       planned.push_back({"SetDllDirectoryW",
                          {place(*calls_.dll_directory), 0, 0, 0},
@@ -242,13 +260,48 @@ class HostScript final : public ProcessScript {
                          "SetDllDirectoryW(" + *calls_.dll_directory + ")"});
     for (const auto& path : calls_.preload)
       planned.push_back({"LoadLibraryExW", {place(path), 0, 0, 0}, std::nullopt, "preloading " + path});
-    for (std::size_t i = 0; i < calls_.loads.size(); ++i)
-      planned.push_back({"LoadLibraryExW", {place(calls_.loads[i].name), 0, calls_.loads[i].flags, 0}, i, ""});
-    if (strings.size() * sizeof(wchar_t) > kMemorySize) return Error{"the --load names are too long to probe"};
-    if (!WriteProcessMemory(process, reinterpret_cast<void*>(memory), strings.data(), strings.size() * sizeof(wchar_t),
-                            nullptr))
+    for (std::size_t i = 0; i < calls_.loads.size(); ++i) {
+      const HostLoad& load = calls_.loads[i];
+      for (const auto& dir : load.add_dll_dirs) add_directory(dir);
+      const std::uint64_t name = place(load.name);
+      planned.push_back({"LoadLibraryExW", {name, 0, load.flags, 0}, i, ""});
+      if (load.retry_path.empty()) continue;
+      planned.push_back({"SetEnvironmentVariableW",
+                         {place("PATH"), 0, 0, 0},
+                         std::nullopt,
+                         "SetEnvironmentVariableW(PATH) for the retry of " + load.name,
+                         i,
+                         true});
+      planned.push_back({"LoadLibraryW", {name, 0, 0, 0}, i, "", i});
+    }
+    for (const auto& dir : calls_.dirs_after_loads) add_directory(dir);
+    strings_end_ = strings.size() * sizeof(wchar_t);
+    if (strings_end_ > kStringsSize) return Error{"the --load names are too long to probe"};
+    if (!WriteProcessMemory(process, reinterpret_cast<void*>(memory), strings.data(), strings_end_, nullptr))
       return Error{"cannot write the call arguments into the host"};
+    memory_ = memory;
     return planned;
+  }
+
+  // A retry's PATH: the folders of every retry made so far (the simulation keeps each folder once, first
+  // come first), then the PATH the host was started with. Written after the other strings.
+  Result<std::uint64_t> place_path(HANDLE process, const HostLoad& load) {
+    for (const auto& dir : load.retry_path)
+      if (std::find(prepended_.begin(), prepended_.end(), dir) == prepended_.end()) prepended_.push_back(dir);
+    std::wstring path;
+    for (const auto& dir : prepended_) path += widen(dir) + L";";
+    if (started_path_.empty()) {
+      path.pop_back();
+    } else {
+      path += started_path_;
+    }
+    path.push_back(L'\0');
+    const std::size_t bytes = path.size() * sizeof(wchar_t);
+    if (strings_end_ + bytes > kMemorySize) return Error{"the PATH of the retry of " + load.name + " is too long"};
+    const std::uint64_t at = memory_ + strings_end_;
+    if (!WriteProcessMemory(process, reinterpret_cast<void*>(at), path.data(), bytes, nullptr))
+      return Error{"cannot write the retry's PATH into the host"};
+    return at;
   }
 
   Result<bool> begin(Step step, HANDLE process, HANDLE thread, CONTEXT& context, ProbeResult& result) {
@@ -257,12 +310,22 @@ class HostScript final : public ProcessScript {
       return call(process, thread, context, result, "VirtualAlloc",
                   {0, kMemorySize, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE});
     if (step == Step::Call) {
+      // A retry is made only after its load failed with 126.
+      while (next_ < planned_.size() && planned_[next_].retry_of &&
+             result.loads[*planned_[next_].retry_of].error != 126)
+        ++next_;
       if (next_ == planned_.size()) {
         step_ = Step::Done;
         TerminateProcess(process, 0);
         return true;
       }
-      return call(process, thread, context, result, planned_[next_].function, planned_[next_].arguments);
+      Call& planned = planned_[next_];
+      if (planned.sets_path) {
+        auto path = place_path(process, calls_.loads[*planned.retry_of]);
+        if (!path) return path.error();
+        planned.arguments[1] = *path;
+      }
+      return call(process, thread, context, result, planned.function, planned.arguments);
     }
     return call(process, thread, context, result, "GetLastError", {0, 0, 0, 0});
   }
@@ -281,7 +344,7 @@ class HostScript final : public ProcessScript {
       case Step::Call:
         if (const auto load = planned_[next_].load; load && value != 0) {
           const auto module = result.bases.find(value);
-          result.loads[*load].module = module != result.bases.end() ? module->second : "";
+          result.loads[*load] = {0, module != result.bases.end() ? module->second : ""};
         }
         if (value == 0) return begin(Step::LastError, process, thread, context, result);
         ++next_;
@@ -327,9 +390,15 @@ class HostScript final : public ProcessScript {
     return reinterpret_cast<std::uintptr_t>(GetModuleHandleW(widen(module.key()).c_str()));
   }
 
-  static constexpr std::uint64_t kMemorySize = 0x10000;
+  // The call's strings, then room for a retry's PATH (up to 32767 characters).
+  static constexpr std::uint64_t kStringsSize = 0x10000;
+  static constexpr std::uint64_t kMemorySize = kStringsSize + 0x12000;
   std::uint32_t entry_rva_;
   const HostCalls& calls_;
+  std::wstring started_path_;  // the PATH the host was started with
+  std::vector<std::string> prepended_;
+  std::uint64_t memory_ = 0;
+  std::size_t strings_end_ = 0;
   std::uint64_t entry_ = 0;
   std::uint64_t frame_ = 0;
   Step step_ = Step::Start;
@@ -367,7 +436,7 @@ Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, 
     return Error{"probe --host makes the calls inside the host, which dlldoctor.exe can do for x64 programs only; " +
                  host + " is " + pe::machine_name(image->machine)};
   if (image->is_dll || image->entry_point == 0) return Error{"probe --host needs a program with an entry point"};
-  HostScript script(image->entry_point, calls);
+  HostScript script(image->entry_point, calls, process.path ? widen(*process.path) : own_path());
   auto result = run_under_debugger(host, L"\"" + widen(host) + L"\"", process, &script);
   if (!result) return result;
   // The calls ran only if the start-up reached the entry point; otherwise the exit code says why not.

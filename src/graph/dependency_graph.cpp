@@ -65,6 +65,7 @@ class Builder {
   // that were not found are looked for again.
   void retry_load(const LoadCall& call, std::size_t root, const std::string& label);
   void add_preload(const std::string& path);
+  void add_dll_directories(const std::vector<env::FolderRef>& folders);
   void expand_late_loads();
   Outcome outcome_from(std::size_t root, std::string request) const;
 
@@ -380,9 +381,13 @@ void Builder::add_preload(const std::string& path) {
   request(path, LoadKind::Dynamic, {}, "(preloaded)", 0, std::nullopt);
 }
 
-void Builder::add_load(const LoadCall& call) {
+void Builder::add_dll_directories(const std::vector<env::FolderRef>& folders) {
   auto& user_dirs = closure_.process.settings.user_dirs;
-  user_dirs.insert(user_dirs.end(), call.add_dll_directories.begin(), call.add_dll_directories.end());
+  user_dirs.insert(user_dirs.end(), folders.begin(), folders.end());
+}
+
+void Builder::add_load(const LoadCall& call) {
+  add_dll_directories(call.add_dll_directories);
   SearchContext context;
   context.flags = call.flags;
   if (resolve::has_path(call.name)) {
@@ -607,6 +612,7 @@ Result<Closure> build_closure(const ClosureRequest& request, resolve::Resolver& 
   builder.apply_settings(request.settings);
   for (const std::string& path : request.preload) builder.add_preload(path);
   for (const LoadCall& call : request.loads) builder.add_load(call);
+  builder.add_dll_directories(request.dirs_after_loads);
   builder.expand_late_loads();
   if (closure.loads.empty()) {
     closure.outcome = closure.startup.value_or(Outcome{});

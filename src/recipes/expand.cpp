@@ -86,11 +86,10 @@ class Expander {
     return true;
   }
 
-  // Folders added after the last load: they still count for the loads that come after (run-time ones).
+  // Folders added after the last load: they still count for the loads that come after (run-time ones),
+  // and for none made before them.
   void finish() {
-    if (pending_.empty()) return;
-    auto& dirs = request_.settings.user_dirs;
-    dirs.insert(dirs.end(), pending_.begin(), pending_.end());
+    request_.dirs_after_loads = std::move(pending_);
     pending_.clear();
   }
 

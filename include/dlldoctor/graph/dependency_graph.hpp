@@ -121,6 +121,9 @@ struct ClosureRequest {
   std::vector<std::string> preload;  // modules already in the process (paths)
   resolve::ProcessSettings settings;
   std::vector<LoadCall> loads;
+  // AddDllDirectory calls made after the last load (a recipe that only adds folders): they count for the
+  // run-time loads, which happen later, and for none of the loads before them.
+  std::vector<env::FolderRef> dirs_after_loads;
   LoadKnowledge knowledge;
 };
 
