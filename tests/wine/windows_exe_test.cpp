@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -33,11 +34,14 @@ const fs::path kWork = DLLDOCTOR_WINE_WORK_DIR;
 // Scenarios whose outcome Wine is known to decide differently (tests/wine/wine_test.cpp, kDifferences):
 // the live prediction follows Windows there, so they are not compared with Wine's loader.
 // dotlocal_file_exe_folder_first_for_full_path: a --host scenario (not run by wine_test.cpp), the same
-// missing .local redirection as dotlocal_folder_redirects.
+// missing .local redirection as dotlocal_folder_redirects. dependency_in_folder_not_on_path: its missing
+// DLL is a forwarder's target; Windows fails start-up, Wine binds a stub and the program starts, dying with
+// 0x80000100 (Wine's unimplemented-function exception) only when it calls it, which probe reads as started.
 const std::set<std::string> kWineDiffers = {
     "missing_export_wrong_dll_under_right_name", "missing_export_by_ordinal",
     "missing_export_forwarder_target",           "dotlocal_folder_redirects",
-    "known_dll_assumed_beats_app_dir",           "dotlocal_file_exe_folder_first_for_full_path"};
+    "known_dll_assumed_beats_app_dir",           "dotlocal_file_exe_folder_first_for_full_path",
+    "dependency_in_folder_not_on_path"};
 
 std::string c_path(const fs::path& drive_c, const fs::path& host) {
   std::string rel = fs::relative(host, drive_c).string();
@@ -333,12 +337,13 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
     const fs::path root = drive_c / "trees" / (complete ? "probe-dll" : "probe-dll-missing");
     fs::remove_all(root);
     fs::create_directories(root);
-    for (const char* file :
-         {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll", "zlibwapi.dll"}) {
-      if (!complete && std::string(file) == "zlibwapi.dll") continue;
+    // cudnn_ops64_9.dll imports cudnn_graph64_9.dll, which Wine has no builtin of (it would stand in for a
+    // missing msvcp140.dll or vcruntime140.dll).
+    for (const char* file : {"cudnn_ops64_9.dll", "cudnn_graph64_9.dll"}) {
+      if (!complete && std::string(file) == "cudnn_graph64_9.dll") continue;
       fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
     }
-    run_wine({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn64_9.dll"), "--format", "json",
+    run_wine({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn_ops64_9.dll"), "--format", "json",
               "--probe-timeout", "5"},
              env, root, root / "probe.json", root / "probe.err");
     const json report = parse_report(read_text(root / "probe.json"));
@@ -349,6 +354,44 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
       CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
     }
   }
+}
+
+// A recipe's environment variable from the live process (issue 10): dlldoctor.exe under Wine reads its own
+// environment block, so torch's CUDA_PATH_V12_4 fallback finds the toolkit folder the variable names
+// (no --setenv, no default folder), and the report says the value came from the live process.
+TEST_CASE("dlldoctor.exe reads a recipe's variable from the live process") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path root = drive_c / "trees" / "live-variable";
+  fs::remove_all(root);
+  const fs::path site = root / "py" / "Lib" / "site-packages" / "torch";
+  fs::create_directories(site / "lib");
+  copy_fixtures(root / "py", {"marker_app.exe", "marker.dll"});
+  fs::rename(root / "py" / "marker_app.exe", root / "py" / "python.exe");
+  std::ofstream(site / "version.py") << "__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\n";
+  fs::copy_file(kFixtures / "x64" / "marker.dll", site / "_C.cp311-win_amd64.pyd");
+  fs::copy_file(kFixtures / "x64" / "cublas64_12.dll", site / "lib" / "cublas64_12.dll");
+  copy_fixtures(root / "toolkit" / "bin", {"cublasLt64_12.dll"});
+  auto env = loader_env(*setup->prefix);
+  env["CUDA_PATH_V12_4"] = c_path(drive_c, root / "toolkit");
+  run_wine({kWine, setup->exe.string(), c_path(drive_c, root / "py" / "python.exe"), "--import", "torch", "--format",
+            "json"},
+           env, root, root / "report.json", root / "report.err");
+  const json report = parse_report(read_text(root / "report.json"));
+  REQUIRE_MESSAGE(report.is_object(), "no JSON: " << read_text(root / "report.err"));
+  const json& used = report["request"]["python"]["variables_used"];
+  REQUIRE_MESSAGE(used.size() == 1, used.dump());
+  CHECK(used[0].get<std::string>() == "CUDA_PATH_V12_4 = " + c_path(drive_c, root / "toolkit") + " (live process)");
+  bool found = false;
+  for (const auto& module : report["modules"]) {
+    if (module.value("name", "") == "cublasLt64_12.dll") {
+      found = true;
+      CHECK(module["status"] == "ok");
+      CHECK(module["found_by"] == "user_dir");
+    }
+  }
+  CHECK_MESSAGE(found, "cublasLt64_12.dll is not in the report");
 }
 
 // `probe --host APP.exe --load ...`: the host's own main thread makes the LoadLibraryExW calls (with the
@@ -397,7 +440,8 @@ TEST_CASE("probe of LoadLibraryExW calls made by a host agrees with the predicti
 
 // Load recipes whose replay outside a packaged app would not be the process the prediction describes:
 // probe refuses them (exit 2) and says why.
-const std::set<std::string> kNotReplayable = {"framework_store_python_path_not_searched"};
+const std::set<std::string> kNotReplayable = {"framework_store_python_path_not_searched",
+                                              "finding_python_path_only_store"};
 
 // `probe PYTHON --import PKG ...`: the recipe's calls, made by the interpreter (a stand-in exe) in order:
 // the start-up AddDllDirectory folders (conda), then each load's own AddDllDirectory calls just before its
