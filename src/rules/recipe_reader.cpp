@@ -14,6 +14,13 @@ using detail::assign;
 using detail::TableReader;
 using detail::where;
 
+// A flags value of a rule, with the rule's place in the error.
+Result<std::uint32_t> flags_at(const std::string& source, std::string_view key, const std::string& text) {
+  auto parsed = resolve::parse_load_flags(text);
+  if (!parsed) return Error{fmt::format("{}: {}: {}", source, key, parsed.error().message)};
+  return *parsed;
+}
+
 Result<RecipeAttribute> read_attribute(const TableReader& in, bool named) {
   RecipeAttribute attribute;
   auto keys = named ? in.only_keys({"name", "file", "key", "package"}) : in.only_keys({"file", "key"});
@@ -72,8 +79,8 @@ Result<RecipeStep> read_step(const TableReader& in) {
     return Error{fmt::format("{}: no_inherited_path is written only as true", step.source)};
   if (!flags.empty()) {
     if (step.kind != RecipeStep::Kind::Load) return Error{fmt::format("{}: flags belong to a load", step.source)};
-    auto parsed = resolve::parse_load_flags(flags);
-    if (!parsed) return Error{fmt::format("{}: flags: {}", step.source, parsed.error().message)};
+    auto parsed = flags_at(step.source, "flags", flags);
+    if (!parsed) return parsed.error();
     step.flags = *parsed;
   }
   if ((step.retry_with_path || step.failure_caught) && step.kind != RecipeStep::Kind::Load)
@@ -202,13 +209,12 @@ Result<LoadProfile> read_profile(const TableReader& in) {
   assign(in.text("flags_with_path", std::string()), with_path, error);
   assign(in.text("why", std::string()), profile.why, error);
   if (error) return *error;
-  auto parsed = resolve::parse_load_flags(flags);
-  if (!parsed) return Error{fmt::format("{}: flags: {}", profile.source, parsed.error().message)};
+  auto parsed = flags_at(profile.source, "flags", flags);
+  if (!parsed) return parsed.error();
   profile.flags = *parsed;
   if (!with_path.empty()) {
-    auto parsed_with_path = resolve::parse_load_flags(with_path);
-    if (!parsed_with_path)
-      return Error{fmt::format("{}: flags_with_path: {}", profile.source, parsed_with_path.error().message)};
+    auto parsed_with_path = flags_at(profile.source, "flags_with_path", with_path);
+    if (!parsed_with_path) return parsed_with_path.error();
     profile.flags_with_path = *parsed_with_path;
   }
   return profile;
@@ -232,8 +238,8 @@ Result<graph::DelayLoadHook> read_delay_load_hook(const TableReader& in) {
     if (!flags.empty()) return Error{fmt::format("{}: flags belong to answer = \"importer_folder\"", hook.source)};
   } else if (answer == "importer_folder") {
     hook.answer = graph::DelayLoadHook::Answer::ImporterFolder;
-    auto parsed = resolve::parse_load_flags(flags.empty() ? "0" : flags);
-    if (!parsed) return Error{fmt::format("{}: flags: {}", hook.source, parsed.error().message)};
+    auto parsed = flags_at(hook.source, "flags", flags.empty() ? "0" : flags);
+    if (!parsed) return parsed.error();
     hook.flags = *parsed;
   } else {
     return Error{fmt::format("{}: answer must be \"host_program\" or \"importer_folder\"", hook.source)};
@@ -255,8 +261,8 @@ Result<graph::LazyLoad> read_lazy_load(const TableReader& in) {
   assign(in.text("why"), lazy.why, error);
   if (error) return *error;
   lazy.dll = DllName(dll);
-  auto parsed = resolve::parse_load_flags(flags);
-  if (!parsed) return Error{fmt::format("{}: flags: {}", lazy.source, parsed.error().message)};
+  auto parsed = flags_at(lazy.source, "flags", flags);
+  if (!parsed) return parsed.error();
   lazy.flags = *parsed;
   return lazy;
 }
