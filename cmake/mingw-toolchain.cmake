@@ -17,3 +17,17 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -static-libgcc -static-libstdc++")
 if(EXISTS /usr/lib/wine/wine64)
   set(CMAKE_CROSSCOMPILING_EMULATOR /usr/lib/wine/wine64)
 endif()
+# GNU ld takes over two minutes to link dlldoctor.exe and GNU ar two more to index its library (objects
+# with tens of thousands of COMDAT sections); lld and llvm-ar take under a second (docs/DECISIONS.md,
+# "CI time"). Debian's mingw GCC always runs GNU ld, so clang drives lld for the link
+# (mingw-lld-link.cmake), with GCC's own runtime libraries.
+find_program(DD_MINGW_CLANG NAMES clang++-14 clang++)
+find_program(DD_MINGW_LLVM_AR NAMES llvm-ar-14 llvm-ar)
+find_program(DD_MINGW_LLVM_RANLIB NAMES llvm-ranlib-14 llvm-ranlib)
+find_program(DD_MINGW_LLD NAMES ld.lld-14 ld.lld)
+if(DD_MINGW_CLANG AND DD_MINGW_LLVM_AR AND DD_MINGW_LLVM_RANLIB AND DD_MINGW_LLD)
+  set(CMAKE_AR ${DD_MINGW_LLVM_AR} CACHE FILEPATH "" FORCE)
+  set(CMAKE_RANLIB ${DD_MINGW_LLVM_RANLIB} CACHE FILEPATH "" FORCE)
+  # Read after the platform's own rules, which would otherwise replace a link rule set here.
+  set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX ${CMAKE_CURRENT_LIST_DIR}/mingw-lld-link.cmake)
+endif()

@@ -12,6 +12,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/mapped_file.hpp"
 #include "dlldoctor/pe/image.hpp"
+#include "pe/pe_view.hpp"
 
 namespace dlldoctor::pe {
 
@@ -43,8 +44,6 @@ constexpr std::string_view kArchiveMagic = "!<arch>\n";
 constexpr std::string_view kThinArchiveMagic = "!<thin>\n";
 constexpr std::uint64_t kMemberHeaderSize = 60;
 constexpr std::uint64_t kImportHeaderSize = 20;
-constexpr std::uint64_t kCoffHeaderSize = 20;
-constexpr std::uint64_t kSectionHeaderSize = 40;
 constexpr std::uint64_t kSymbolSize = 18;
 // No real object has more; it bounds the section walk of a hostile member.
 constexpr std::uint16_t kMaxSections = 4096;

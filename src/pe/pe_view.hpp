@@ -13,6 +13,10 @@
 
 namespace dlldoctor::pe {
 
+// Sizes fixed by the PE/COFF spec, shared by the image reader and the import library reader.
+inline constexpr std::uint64_t kCoffHeaderSize = 20;
+inline constexpr std::uint64_t kSectionHeaderSize = 40;
+
 struct DataDirectory {
   std::uint32_t rva = 0;
   std::uint32_t size = 0;

@@ -60,8 +60,6 @@ constexpr std::uint32_t kPeSignature = 0x00004550;  // "PE\0\0"
 constexpr std::uint16_t kPe32Magic = 0x10b;
 constexpr std::uint16_t kPe32PlusMagic = 0x20b;
 constexpr std::uint16_t kFileDll = 0x2000;
-constexpr std::uint64_t kCoffHeaderSize = 20;
-constexpr std::uint64_t kSectionHeaderSize = 40;
 constexpr std::uint16_t kWinCertTypePkcsSignedData = 0x0002;
 constexpr std::uint64_t kPageSize = 0x1000;
 // Real header areas are a page or two, and tiny PEs' whole images a few hundred bytes; a hostile
