@@ -72,9 +72,14 @@ std::optional<std::string> name_at(const BoundedReader& bytes, std::uint64_t dot
     // A name character here means the run is longer than any name.
     auto before = unit(bytes, start - width, width);
     if (before && (is_name_char(*before) || is_placeholder(*before))) return std::nullopt;
-    // "abc\0" before L"foo.dll" reads as the units L"c" L"foo.dll": a letter in the high byte of the unit
-    // before says the first unit is the end of ASCII text.
-    if (width == 2 && start < dot && is_name_char(*bytes.u8(start - 1))) start += width;
+    // A byte above 0x7f is binary data, not text, and the name characters after it may be too: onnxruntime.dll
+    // has "8SHELL32.dll" after a table of 0x80000038 values.
+    if (width == 1 && before && *before > 0x7f) return std::nullopt;
+    // "abc\0" before L"foo.dll" reads as the units L"c" L"foo.dll": text in the two bytes before says the
+    // first unit is the end of ASCII text. One letter alone is as likely the high byte of binary data
+    // (onnxruntime.dll has 0x650b before L"KERNEL32.DLL").
+    if (width == 2 && start < dot && is_name_char(*bytes.u8(start - 1)) && is_name_char(*bytes.u8(start - 2)))
+      start += width;
   }
   const std::uint64_t length = (dot - start) / width + kSuffixLength;
   if (length < kMinName) return std::nullopt;

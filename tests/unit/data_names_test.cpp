@@ -59,6 +59,17 @@ TEST_CASE("a path before a name is dropped; quotes, spaces and separators end a 
   // ASCII text ending right before a wide name is not part of it, at either alignment.
   CHECK(names_in(joined({ascii("abc\0"s), utf16("foo.dll")})) == Names{"foo.dll"});
   CHECK(names_in(joined({ascii("\0abc\0"s), utf16("foo.dll")})) == Names{"foo.dll"});
+  // One letter before a wide name is the high byte of binary data, as in onnxruntime.dll: the name keeps its
+  // first letter.
+  CHECK(names_in(joined({ascii("\x0b"
+                               "e"),
+                         utf16("KERNEL32.DLL")})) == Names{"KERNEL32.DLL"});
+}
+
+TEST_CASE("a name right after binary data is binary data too") {
+  // onnxruntime.dll 1.30.0: a table of 0x80000038 values, then "SHELL32.dll", reads as "8SHELL32.dll".
+  CHECK(names_in(ascii("\x38\x00\x00\x80\x38SHELL32.dll\0"s)).empty());
+  CHECK(names_in(ascii("\0SHELL32.dll\0"s)) == Names{"SHELL32.dll"});
 }
 
 TEST_CASE("not names: patterns, other extensions, too short, too long") {
