@@ -96,8 +96,7 @@ void check_json(const std::string& text) {
 void diagnose_and_report(const graph::ClosureRequest& request, const env::Environment& environment, const World& w) {
   env::HostFileSystem files;
   pe::ImageCache images;
-  auto diagnosis =
-      pipeline::diagnose(request, environment, w.rules, resolve::WrongMachinePolicy::Fail, {}, files, images);
+  auto diagnosis = pipeline::diagnose(request, environment, w.rules, {}, files, images);
   if (!diagnosis) return;  // the program itself unreadable: the CLI's exit 2 with the message
   if (!diagnosis->rules.problems.empty()) stop("rule engine: " + diagnosis->rules.problems.front());
   report::ReportInput input;

@@ -163,10 +163,12 @@ int run_explain(const ExplainOptions& options) {
   if (options.loads.empty() && options.imports.empty() && !options.host.empty())
     return fail("--host needs at least one --load");
   std::optional<recipes::Expansion> expansion;
+  std::vector<std::string> site_packages;
   if (!options.imports.empty()) {
     request.program = find_program(*environment, request.program, files);
     auto python = env::find_python_environment(*environment, files, request.program, options.site_packages);
     if (!python) return fail(python.error().message);
+    site_packages = python->site_packages;
     auto expanded = recipes::expand_python(*rule_data, *python, options.imports, *environment, files, request);
     if (!expanded) return fail(expanded.error().message);
     expansion = std::move(expanded).value();
@@ -220,25 +222,26 @@ int run_explain(const ExplainOptions& options) {
   if (!options.set_dll_dir.empty())
     request.settings.dll_directory = env::resolve_folder(*environment, options.set_dll_dir, files);
 
-  const auto policy =
+  pipeline::DiagnoseOptions diagnose_options;
+  diagnose_options.policy =
       options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
-  std::vector<std::string> look_in;
   for (const auto& dir : options.look_in) {
     const env::FolderRef folder = env::resolve_folder(*environment, dir, files);
     // A folder that is not there would be searched for nothing, and the user would read "no copy found".
     if (!folder.exists) return fail("--look-in " + dir + ": no such folder");
-    look_in.push_back(folder.host);
+    diagnose_options.look_in.push_back(folder.host);
   }
   pe::ImageCache images;
-  std::vector<rules::FrameworkInUse> frameworks;
   if (expansion) {
+    diagnose_options.site_packages = site_packages;
     for (const recipes::ExpandedRecipe& recipe : expansion->recipes) {
       auto version = recipe.values.find("version");
-      frameworks.push_back({recipe.id, version == recipe.values.end() ? std::string() : version->second,
-                            recipe.first_load, recipe.loads});
+      diagnose_options.frameworks.push_back({recipe.id,
+                                             version == recipe.values.end() ? std::string() : version->second,
+                                             recipe.first_load, recipe.loads});
     }
   }
-  auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, policy, look_in, files, images, frameworks);
+  auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, diagnose_options, files, images);
   if (!diagnosis) return fail(diagnosis.error().message);
   const graph::Closure* closure = &diagnosis->closure;
   rules::RuleOutput& rule_output = diagnosis->rules;
@@ -275,7 +278,7 @@ int run_explain(const ExplainOptions& options) {
   input.request = &request;
   input.profile = options.profile;
   input.expansion = expansion ? &*expansion : nullptr;
-  input.policy = policy;
+  input.policy = diagnose_options.policy;
   input.environment = &*environment;
   input.search_order = diagnosis->search_order;
   input.closure = closure;

@@ -3,26 +3,25 @@
 namespace dlldoctor::pipeline {
 
 Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
-                           const rules::RuleData& rules, resolve::WrongMachinePolicy policy,
-                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images,
-                           const std::vector<rules::FrameworkInUse>& frameworks) {
-  resolve::Resolver resolver(environment, files, images, policy);
+                           const rules::RuleData& rules, const DiagnoseOptions& options, env::FileSystem& files,
+                           pe::ImageCache& images) {
+  resolve::Resolver resolver(environment, files, images, options.policy);
   graph::ClosureRequest known = request;
   known.knowledge = rules::load_knowledge(rules);
   auto closure = graph::build_closure(known, resolver, files, environment);
   if (!closure) return closure.error();
   Diagnosis diagnosis;
   diagnosis.closure = std::move(closure).value();
-  env::InventoryRequest wanted = rules::inventory_request(diagnosis.closure, environment, rules);
+  env::InventoryRequest wanted = rules::inventory_request(diagnosis.closure, environment, rules, options.site_packages);
   // The order a plain LoadLibrary of the process would use: the LoadLibraryEx calls' own settings aside.
   resolve::ProcessState startup_process = diagnosis.closure.process;
   startup_process.settings = {};
   diagnosis.search_order = resolver.search_order(startup_process, {});
   for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
-  wanted.look_in = look_in;
+  wanted.look_in = options.look_in;
   diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
-  diagnosis.rules =
-      rules::run_rules({diagnosis.closure, known, environment, diagnosis.inventory, rules, policy, frameworks});
+  diagnosis.rules = rules::run_rules(
+      {diagnosis.closure, known, environment, diagnosis.inventory, rules, options.policy, options.frameworks});
   return diagnosis;
 }
 

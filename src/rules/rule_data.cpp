@@ -46,8 +46,9 @@ Result<VersionedLoads> read_versioned_loads(const TableReader& in) {
 Result<Family> read_family(const TableReader& in) {
   Family family;
   family.source = in.at();
-  auto keys = in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "versioned_loads",
-                            "install_places", "install", "redist_folder", "same_version", "version_format"});
+  auto keys =
+      in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "versioned_loads",
+                    "install_places", "wheel_places", "install", "redist_folder", "same_version", "version_format"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), family.id, error);
@@ -58,6 +59,7 @@ Result<Family> read_family(const TableReader& in) {
   assign(in.texts<DllName>("members", true), family.members, error);
   assign(in.texts<DllName>("runtime_loads", false), family.runtime_loads, error);
   assign(in.texts("install_places", false), family.install_places, error);
+  assign(in.texts("wheel_places", false), family.wheel_places, error);
   assign(in.text("install", std::string()), family.install, error);
   assign(in.text("redist_folder", std::string()), family.redist_folder, error);
   assign(in.flag("same_version", false), family.same_version, error);
@@ -74,6 +76,15 @@ Result<Family> read_family(const TableReader& in) {
   }
   if (family.version_format != "plain" && family.version_format != "cudart") {
     return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
+  }
+  for (const std::string& place : family.wheel_places) {
+    // Joined under a site-packages folder: a drive, a root or a ".." would leave it.
+    const bool relative = !place.empty() && place.front() != '\\' && place.front() != '/' &&
+                          place.find(':') == std::string::npos && place.find("..") == std::string::npos;
+    if (!relative) {
+      return Error{
+          fmt::format("{}: wheel_places: \"{}\" must be a folder relative to site-packages", family.source, place)};
+    }
   }
   for (const auto& dll : family.main) {
     if (std::find(family.members.begin(), family.members.end(), dll) == family.members.end()) {

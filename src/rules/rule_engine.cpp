@@ -128,7 +128,7 @@ graph::LoadKnowledge load_knowledge(const RuleData& rules) {
 }
 
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
-                                        const RuleData& rules) {
+                                        const RuleData& rules, const std::vector<std::string>& site_packages) {
   env::InventoryRequest request;
   // A PATH entry cut short or quoted still says which folder the user meant.
   for (const env::PathEntry& entry : environment.path) {
@@ -150,6 +150,12 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
       }
       request.install_places.insert(request.install_places.end(), family->install_places.begin(),
                                     family->install_places.end());
+      for (const std::string& packages : site_packages) {
+        for (std::string place : family->wheel_places) {
+          std::replace(place.begin(), place.end(), '\\', '/');
+          request.named_folders.emplace_back(packages + "/" + place, kPipWheel);
+        }
+      }
     }
   }
   // Siblings missing from the search path are often next to the main DLL that loads them.

@@ -25,12 +25,16 @@ struct Diagnosis {
   rules::RuleOutput rules;
 };
 
-// `look_in`: host folders searched recursively for copies of what is not found (--look-in); `frameworks`:
-// what --import brought in, for the requirements of their recipes. Errors only when the program cannot be
-// read at all (build_closure's errors).
+struct DiagnoseOptions {
+  resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;
+  std::vector<std::string> look_in;               // host folders searched recursively for copies (--look-in)
+  std::vector<std::string> site_packages;         // the Python environment's: pip wheels' folders hold copies too
+  std::vector<rules::FrameworkInUse> frameworks;  // what --import brought in, for their recipes' requirements
+};
+
+// Errors only when the program cannot be read at all (build_closure's errors).
 Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
-                           const rules::RuleData& rules, resolve::WrongMachinePolicy policy,
-                           const std::vector<std::string>& look_in, env::FileSystem& files, pe::ImageCache& images,
-                           const std::vector<rules::FrameworkInUse>& frameworks = {});
+                           const rules::RuleData& rules, const DiagnoseOptions& options, env::FileSystem& files,
+                           pe::ImageCache& images);
 
 }  // namespace dlldoctor::pipeline

@@ -34,6 +34,7 @@ struct Family {
   std::vector<DllName> runtime_loads;           // loaded by bare name at run time by a main DLL (any family's)
   std::vector<VersionedLoads> versioned_loads;  // more of them, made only by the main DLL's releases in a range
   std::vector<std::string> install_places;      // Windows folder patterns ('*' = one name) to look for copies
+  std::vector<std::string> wheel_places;        // pip wheels' folders, relative to a site-packages folder
   std::string install;                          // the command (or hint) that installs it
   std::string redist_folder;                    // msvc: its folder in Visual Studio's VC\Redist\MSVC\<version>\x64
   bool same_version = false;                    // all members must carry one file version

@@ -49,13 +49,16 @@ RuleOutput run_rules(const RuleInput& input);
 // the missing DLL, or next to any module the process has loaded; the module's name follows.
 inline constexpr const char* kNextToImporter = "next to its importer ";
 inline constexpr const char* kNextToLoaded = "next to the loaded module ";
+inline constexpr const char* kPipWheel = "pip wheel";
 
 // What the closure needs of the families: the family of each member, the run-time loads of main DLLs.
 graph::LoadKnowledge load_knowledge(const RuleData& rules);
 
 // The names the inventory should look for and list, for a closure (what the detectors will ask about).
+// `site_packages`: the Python environment's folders, whose pip wheels' folders (a family's wheel_places)
+// may hold a missing DLL.
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
-                                        const RuleData& rules);
+                                        const RuleData& rules, const std::vector<std::string>& site_packages = {});
 
 // A value a detector gives a finding's templates. Text and lists come from files, folder names, the
 // registry or the command line: a fix command gets them as PowerShell single-quoted literals (a list as

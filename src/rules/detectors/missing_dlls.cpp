@@ -215,9 +215,30 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
   }
 }
 
+// A pip wheel of this Python environment has the DLL (nvidia-cudnn-cu12's nvidia\cudnn\bin): Python never
+// searches site-packages folders, and PATH would not help most of its loads (LOAD_LIBRARY_SEARCH flags), so
+// the folder must be added the way Python adds DLL folders.
+bool in_pip_wheel(Context& c) {
+  auto wheel = std::find_if(c.copies.begin(), c.copies.end(),
+                            [](const env::DllCopy* copy) { return copy->source == kPipWheel; });
+  if (wheel == c.copies.end()) return false;
+  const std::string folder = folder_of(detail::shown(**wheel));
+  c.sink.emit("not-on-search-path", "python_wheel", c.module.name,
+              {{"dll", c.module.name},
+               {"copy", detail::shown(**wheel)},
+               {"folder", folder},
+               {"folder_python", Value::code(python_literal(folder))},
+               {"needed_by", detail::first_needed_by(c.module)}},
+              c.evidence, c.severity);
+  return true;
+}
+
 // zlibwapi, the MSVC runtime, CUDA libraries, the driver, vendor libraries: runtimes the program's DLLs need.
 bool missing_runtime(Context& c) {
-  if (!c.family || c.family->kind == "cudnn") return false;
+  if (!c.family) return false;
+  // cuDNN has its own findings (generations, siblings, copies); one that no disk has and a framework
+  // loads is this finding's framework variant, with the stacks that framework works with.
+  if (c.family->kind == "cudnn" && !c.copies.empty()) return false;
   // Without a Windows disk the driver cannot be seen; the driver detector says so instead.
   if (c.family->kind == "driver" && c.input.environment.assume_system_dlls) return true;
   Vars vars = {{"dll", c.module.name},
@@ -246,6 +267,7 @@ bool missing_runtime(Context& c) {
   // a loose copy from elsewhere is the wrong advice for both.
   std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
   if (variant == "default" && framework_support(c, vars)) variant = "framework";
+  if (c.family->kind == "cudnn" && variant != "framework") return false;
   c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity);
   return true;
 }
@@ -355,7 +377,7 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
                     [](const resolve::Candidate& cand) { return cand.verdict == resolve::Verdict::WrongMachine; });
     if (only_wrong_machine) continue;
     if (python_path_only(c) || wrong_generation(c) || cuda_major(c) || missing_sibling(c, siblings) ||
-        missing_runtime(c) || not_on_search_path(c)) {
+        in_pip_wheel(c) || missing_runtime(c) || not_on_search_path(c)) {
       continue;
     }
     not_installed.add(detail::first_needed_by(module), "default", module.name,
