@@ -43,6 +43,12 @@ std::string absolute_path(std::string_view text) {
   FsErrorCode ec;
   fs::path absolute = fs::absolute(to_fs_path(std::string(text)), ec);
   if (ec) return std::string(text);
+  return absolute_path(from_fs_path(absolute), std::string());
+}
+
+std::string absolute_path(std::string_view text, const std::string& base) {
+  fs::path absolute = to_fs_path(std::string(text));
+  if (!absolute.is_absolute() && !base.empty()) absolute = to_fs_path(base) / absolute;
   std::string normal = from_fs_path(absolute.lexically_normal());
   // Boost spells a trailing separator as a final "." component.
   if (normal.size() > 2 && normal.compare(normal.size() - 2, 2, "/.") == 0) normal.resize(normal.size() - 2);
@@ -232,6 +238,19 @@ std::optional<std::string> windows_path_of(const Environment& environment, const
   return "C:\\" + rest;
 }
 
+FolderRef resolve_process_folder(const Environment& environment, std::string_view text, FileSystem& files) {
+  const bool rooted = !text.empty() && (text.front() == '/' || text.front() == '\\');
+  if (is_windows_absolute(text) || rooted || environment.cwd.host.empty())
+    return resolve_folder(environment, text, files);
+  std::string relative(text);
+  std::replace(relative.begin(), relative.end(), '\\', '/');
+  FolderRef folder;
+  folder.host = absolute_path(relative, environment.cwd.host);
+  folder.exists = files.folder_exists(folder.host);
+  folder.windows = windows_path_of(environment, folder.host);
+  return folder;
+}
+
 FolderRef resolve_folder(const Environment& environment, std::string_view text, FileSystem& files) {
   FolderRef folder;
   if (!is_windows_absolute(text) || (environment.host_paths_are_windows && !environment.sysroot)) {
@@ -383,6 +402,16 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
   }
 
   if (environment.sysroot) read_user_path(environment, flags, files);
+  // Without --path, the PATH a process started now would get: Windows builds it from the machine PATH, then
+  // the user PATH. Taking none would make every DLL on PATH look missing and blame a stale terminal.
+  if (environment.sysroot && flags.path.empty() && (environment.machine_path || environment.user_path)) {
+    std::string value = environment.machine_path.value_or("");
+    if (environment.user_path) value += (value.empty() ? "" : ";") + *environment.user_path;
+    append_path_entries(environment, value, files);
+    environment.notes.push_back(
+        "no --path: PATH is the one a process started now gets from the registry under --sysroot (the machine "
+        "PATH, then the user PATH, %VARIABLES% expanded); --path replaces it");
+  }
   environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(hive.safe_dll_search_mode.value_or(true));
 
   if (flags.known_dlls) {

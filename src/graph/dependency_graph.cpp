@@ -393,7 +393,7 @@ void Builder::add_load(const LoadCall& call) {
   if (resolve::has_path(call.name)) {
     const std::string file = base_name(call.name);
     context.dll_load_dir =
-        env::resolve_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
+        env::resolve_process_folder(environment_, call.name.substr(0, call.name.size() - file.size()), files_);
   }
   const std::string label =
       fmt::format("{}LoadLibraryExW(\"{}\", 0x{:x})", call.origin.empty() ? std::string() : call.origin + ": ",

@@ -214,7 +214,7 @@ void Resolver::resolve_path(std::string_view name, const ProcessState& process, 
     if (auto redirected = files_.find_file(process.app_dir.host, file)) add(SearchStep::Redirection, *redirected);
   }
   const env::FolderRef folder =
-      env::resolve_folder(environment_, std::string_view(name).substr(0, name.size() - file.size()), files_);
+      env::resolve_process_folder(environment_, std::string_view(name).substr(0, name.size() - file.size()), files_);
   resolution.searched.push_back({SearchStep::Explicit, folder});
   if (folder.exists) {
     if (auto found = files_.find_file(folder.host, file)) {

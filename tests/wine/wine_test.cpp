@@ -136,6 +136,12 @@ constexpr NotRun kNotRun[] = {
     {"framework_import_order_onnxruntime_before_torch", kRecipe},
     {"framework_onnxruntime_preload_dlls_after_torch", kRecipe},
     {"framework_onnxruntime_preload_dlls_nvidia_wheels", kRecipe},
+    {"framework_onnxruntime_cuda_cudnn_only_in_wheel", kRecipe},
+    {"framework_cuda13_library_only_in_wheel", kRecipe},
+    {"relative_load_from_process_cwd", kProbedAsHost},
+    {"sysroot_path_from_registry",
+     "--sysroot whose SYSTEM hive and NTUSER.DAT give the PATH: under Wine the registry is the prefix's, which "
+     "the batch shares"},
     {"framework_torch_cuda_path_from_snapshot", kRecipeOwnEnvironment},
     {"framework_torch_cuda_path_from_registry", kRecipeOwnEnvironment},
     {"framework_torch_bundled_cudnn_wins_over_path", kRecipe},

@@ -109,12 +109,18 @@ std::string live_os_version();
 // sysroot, case-insensitively) or a host path.
 FolderRef resolve_folder(const Environment& environment, std::string_view text, FileSystem& files);
 
+// The folder of a path the simulated process itself names (a LoadLibrary path such as "sub\\x.dll"): a
+// relative one is taken from the process's current folder (environment.cwd), never from dlldoctor's own.
+FolderRef resolve_process_folder(const Environment& environment, std::string_view text, FileSystem& files);
+
 // The Windows spelling of a host path under the sysroot, if it is under it.
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path);
 
 bool is_windows_absolute(std::string_view text);
 
-// A host path made absolute and lexically normal, without a trailing separator.
+// A host path made absolute (from dlldoctor's own current folder, or from `base`) and lexically normal,
+// without a trailing separator.
 std::string absolute_path(std::string_view text);
+std::string absolute_path(std::string_view text, const std::string& base);
 
 }  // namespace dlldoctor::env
