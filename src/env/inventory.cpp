@@ -13,14 +13,14 @@ constexpr int kMaxLookInDepth = 8;
 constexpr std::size_t kMaxLookInFolders = 20000;
 
 DllCopy describe(const Environment& environment, const std::string& folder, const std::string& name,
-                 const std::string& source, pe::ImageCache& images) {
+                 const std::string& source, FileSystem& files, pe::ImageCache& images) {
   DllCopy copy;
   copy.name = name;
   copy.path = join_path(folder, name);
   copy.windows_path = windows_path_of(environment, copy.path);
   copy.folder = folder;
   copy.source = source;
-  auto image = images.get(copy.path);
+  auto image = images.get(files.content_path(copy.path));
   if (image->ok()) {
     copy.machine = image->value().machine;
     copy.file_version = image->value().file_version;
@@ -34,7 +34,7 @@ void collect(const Environment& environment, const std::string& folder, const st
     if (!wanted.count(DllName::of_file(name))) continue;
     const std::string path = join_path(folder, name);
     if (std::any_of(out.begin(), out.end(), [&](const DllCopy& c) { return c.path == path; })) continue;
-    out.push_back(describe(environment, folder, name, source, images));
+    out.push_back(describe(environment, folder, name, source, files, images));
   }
 }
 

@@ -146,7 +146,7 @@ Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_
   candidate.path = path;
   candidate.windows_path = env::windows_path_of(environment_, path);
   candidate.mark_of_the_web = env::read_mark_of_the_web(files_, path);
-  auto read = images_.get(path);
+  auto read = images_.get(files_.content_path(path));
   if (!read->ok()) {
     candidate.verdict = Verdict::NotLoadable;
     candidate.problem = read->error().message;

@@ -29,6 +29,9 @@ class FileSystem {
   virtual std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) = 0;
   // Folders that exist but could not be listed (permissions), for the report.
   virtual std::vector<std::string> unreadable_folders() const = 0;
+  // The host file that holds the bytes of `path`: the file itself on a disk; in an overlay, the file a
+  // planned copy or rename takes them from. Whoever reads a file's bytes (pe::ImageCache) reads these.
+  virtual std::string content_path(const std::string& path) { return path; }
 };
 
 // The real disk, with the per-folder index cached for the life of the object.
