@@ -73,6 +73,25 @@ json parse_report(const std::string& text) {
   return json::parse(text.substr(brace), nullptr, false);
 }
 
+// The JSON report of a dlldoctor.exe run under Wine, written to <root>/<name>.json with its errors in
+// <name>.err; the test case stops when there is none.
+json wine_report(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                 const fs::path& cwd, const fs::path& root, const std::string& name) {
+  run_wine(argv, env, cwd, root / (name + ".json"), root / (name + ".err"));
+  const json report = parse_report(read_text(root / (name + ".json")));
+  REQUIRE_MESSAGE(report.is_object(), "no JSON from " << name << ": " << read_text(root / (name + ".err")));
+  return report;
+}
+
+// The messages of a report's probe-differs findings: the calls Wine's loader answered otherwise.
+std::vector<std::string> probe_differences(const json& report) {
+  std::vector<std::string> differences;
+  for (const auto& finding : report["findings"]) {
+    if (finding.value("id", "") == "probe-differs") differences.push_back(finding.value("message", ""));
+  }
+  return differences;
+}
+
 // name -> (status, windows path) of every module of a report.
 std::map<std::string, std::pair<std::string, std::string>> modules_of(const json& report) {
   std::map<std::string, std::pair<std::string, std::string>> out;
@@ -233,10 +252,8 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
       const std::string program_c = c_path(drive_c, program);
 
       // (a) the live prediction against Wine's loader.
-      run_wine({kWine, exe.string(), program_c, "--wrong-machine", "skip", "--format", "json"}, env, cwd,
-               root / "live.json", root / "live.err");
-      const json live = parse_report(read_text(root / "live.json"));
-      REQUIRE_MESSAGE(live.is_object(), "no JSON from dlldoctor.exe: " << read_text(root / "live.err"));
+      const json live = wine_report({kWine, exe.string(), program_c, "--wrong-machine", "skip", "--format", "json"},
+                                    env, cwd, root, "live");
       CHECK(live["environment"]["source"] == "live");
       auto trace = env;
       trace["WINEDEBUG"] = "-all,+loaddll";
@@ -276,14 +293,10 @@ TEST_CASE("dlldoctor.exe under Wine: live prediction, snapshot replay and probe 
       CHECK(findings_of(replayed) == findings_of(live));
 
       // (c) probe: the real loader as a second opinion agrees.
-      run_wine({kWine, exe.string(), "probe", program_c, "--wrong-machine", "skip", "--format", "json",
-                "--probe-timeout", "5"},
-               env, cwd, root / "probe.json", root / "probe.err");
-      const json probed = parse_report(read_text(root / "probe.json"));
-      REQUIRE_MESSAGE(probed.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
-      for (const auto& finding : probed["findings"]) {
-        CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
-      }
+      const json probed = wine_report({kWine, exe.string(), "probe", program_c, "--wrong-machine", "skip", "--format",
+                                       "json", "--probe-timeout", "5"},
+                                      env, cwd, root, "probe");
+      for (const std::string& difference : probe_differences(probed)) FAIL_CHECK(difference);
       ++compared;
     }
   }
@@ -343,16 +356,12 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
       if (!complete && std::string(file) == "cudnn_graph64_9.dll") continue;
       fs::copy_file(kFixtures / "x64" / file, root / file, fs::copy_options::overwrite_existing);
     }
-    run_wine({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn_ops64_9.dll"), "--format", "json",
-              "--probe-timeout", "5"},
-             env, root, root / "probe.json", root / "probe.err");
-    const json report = parse_report(read_text(root / "probe.json"));
-    REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
+    const json report = wine_report({kWine, exe.string(), "probe", c_path(drive_c, root / "cudnn_ops64_9.dll"),
+                                     "--format", "json", "--probe-timeout", "5"},
+                                    env, root, root, "probe");
     CHECK(report["outcome"]["status"] == (complete ? "ok" : "fails"));
     CHECK(read_text(root / "probe.err").find(complete ? "exit code 0" : "exit code 126") != std::string::npos);
-    for (const auto& finding : report["findings"]) {
-      CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
-    }
+    for (const std::string& difference : probe_differences(report)) FAIL_CHECK(difference);
   }
 }
 
@@ -375,11 +384,9 @@ TEST_CASE("dlldoctor.exe reads a recipe's variable from the live process") {
   copy_fixtures(root / "toolkit" / "bin", {"cublasLt64_12.dll"});
   auto env = loader_env(*setup->prefix);
   env["CUDA_PATH_V12_4"] = c_path(drive_c, root / "toolkit");
-  run_wine({kWine, setup->exe.string(), c_path(drive_c, root / "py" / "python.exe"), "--import", "torch", "--format",
-            "json"},
-           env, root, root / "report.json", root / "report.err");
-  const json report = parse_report(read_text(root / "report.json"));
-  REQUIRE_MESSAGE(report.is_object(), "no JSON: " << read_text(root / "report.err"));
+  const json report = wine_report({kWine, setup->exe.string(), c_path(drive_c, root / "py" / "python.exe"), "--import",
+                                   "torch", "--format", "json"},
+                                  env, root, root, "report");
   const json& used = report["request"]["python"]["variables_used"];
   REQUIRE_MESSAGE(used.size() == 1, used.dump());
   CHECK(used[0].get<std::string>() == "CUDA_PATH_V12_4 = " + c_path(drive_c, root / "toolkit") + " (live process)");
@@ -426,9 +433,7 @@ TEST_CASE("probe of LoadLibraryExW calls made by a host agrees with the predicti
       const std::string err = read_text(root / "probe.err");
       const json report = parse_report(read_text(root / "probe.json"));
       REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << err);
-      for (const auto& finding : report["findings"]) {
-        CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
-      }
+      for (const std::string& difference : probe_differences(report)) FAIL_CHECK(difference);
       // The calls really ran in the host: one line per --load with what the real loader answered.
       CHECK_MESSAGE(answered_calls(err) == static_cast<size_t>(std::count(s.args.begin(), s.args.end(), "--load")),
                     err);
@@ -474,9 +479,7 @@ TEST_CASE("probe replays a load recipe's calls in the interpreter and agrees wit
       }
       const json report = parse_report(read_text(root / "probe.json"));
       REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << err);
-      for (const auto& finding : report["findings"]) {
-        CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
-      }
+      for (const std::string& difference : probe_differences(report)) FAIL_CHECK(difference);
       // The calls really ran in the interpreter: one answered line per load of the expanded recipe.
       REQUIRE(!report["request"]["loads"].empty());
       CHECK_MESSAGE(answered_calls(err) == report["request"]["loads"].size(), err);
@@ -505,8 +508,7 @@ TEST_CASE("probe --host of a host that cannot start makes no call and says so") 
   CHECK_MESSAGE(err.find("the host did not reach its entry point, so no --load call was made") != std::string::npos,
                 err);
   CHECK(err.find("probe: LoadLibraryExW") == std::string::npos);
-  for (const auto& finding : report["findings"])
-    CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
+  for (const std::string& difference : probe_differences(report)) FAIL_CHECK(difference);
 }
 
 // The comparison can fail: with the documented rule (--wrong-machine fail) an x86 cudnn64_9.dll in the exe
@@ -527,14 +529,11 @@ TEST_CASE("probe --host reports a LoadLibraryExW call the real loader answers di
   env["WINEPATH"] = c_path(drive_c, root / "onpath");
   for (const std::string policy : {"fail", "skip"}) {
     CAPTURE(policy);
-    run_wine({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "marker_app.exe"), "--load",
-              "cudnn64_9.dll", "--wrong-machine", policy, "--format", "json", "--probe-timeout", "5"},
-             env, root / "work", root / "probe.json", root / "probe.err");
-    const json report = parse_report(read_text(root / "probe.json"));
-    REQUIRE_MESSAGE(report.is_object(), "no JSON from probe: " << read_text(root / "probe.err"));
-    std::vector<std::string> differences;
-    for (const auto& finding : report["findings"])
-      if (finding.value("id", "") == "probe-differs") differences.push_back(finding.value("message", ""));
+    const json report =
+        wine_report({kWine, setup->exe.string(), "probe", "--host", c_path(drive_c, root / "app" / "marker_app.exe"),
+                     "--load", "cudnn64_9.dll", "--wrong-machine", policy, "--format", "json", "--probe-timeout", "5"},
+                    env, root / "work", root, "probe");
+    const std::vector<std::string> differences = probe_differences(report);
     if (policy == "skip") {
       CHECK_MESSAGE(differences.empty(), differences.front());
       continue;
@@ -645,8 +644,7 @@ TEST_CASE("probe starts the program with the PATH and current folder given by --
   REQUIRE_MESSAGE(report.is_object(), err);
   CHECK(report["outcome"]["status"] == "ok");
   CHECK_MESSAGE(err.find("exit code 0") != std::string::npos, err);
-  for (const auto& finding : report["findings"])
-    CHECK_MESSAGE(finding.value("id", "") != "probe-differs", finding.value("message", ""));
+  for (const std::string& difference : probe_differences(report)) FAIL_CHECK(difference);
 }
 
 // `--scan` on Windows: Wine reports a Unix symbolic link to a folder as a reparse point, as Windows does a
