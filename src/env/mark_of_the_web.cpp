@@ -4,18 +4,13 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/core/text.hpp"
 
 namespace dlldoctor::env {
 namespace {
 constexpr std::size_t kMaxStreamBytes = 4096;
 constexpr const char* kStreamSuffix = ":Zone.Identifier";
 
-std::string trim(std::string text) {
-  while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.pop_back();
-  std::size_t start = 0;
-  while (start < text.size() && (text[start] == ' ' || text[start] == '\t')) ++start;
-  return text.substr(start);
-}
 }  // namespace
 
 std::optional<MarkOfTheWeb> parse_zone_identifier(const std::string& text) {
@@ -25,7 +20,7 @@ std::optional<MarkOfTheWeb> parse_zone_identifier(const std::string& text) {
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    std::string line = trim(text.substr(start, end - start));
+    std::string line(trim_whitespace(std::string_view(text).substr(start, end - start)));
     start = end + 1;
     if (!line.empty() && line.front() == '[') {
       in_zone_transfer = ascii_lower(line) == "[zonetransfer]";
@@ -33,8 +28,8 @@ std::optional<MarkOfTheWeb> parse_zone_identifier(const std::string& text) {
     }
     const auto equals = line.find('=');
     if (!in_zone_transfer || equals == std::string::npos) continue;
-    const std::string key = ascii_lower(trim(line.substr(0, equals)));
-    const std::string value = trim(line.substr(equals + 1));
+    const std::string key = ascii_lower(trim_whitespace(std::string_view(line).substr(0, equals)));
+    const std::string value(trim_whitespace(std::string_view(line).substr(equals + 1)));
     if (key == "zoneid") {
       if (!mark) mark = MarkOfTheWeb{};
       mark->zone_id = std::atoi(value.c_str());

@@ -4,18 +4,12 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/core/text.hpp"
 
 namespace dlldoctor::env {
 namespace {
 
 constexpr std::size_t kSmallFile = 64 * 1024;
-
-std::string trim(std::string_view text) {
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return {};
-  const auto end = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(begin, end - begin + 1));
-}
 
 // `key = value` lines of pyvenv.cfg (keys compared as CPython does: case-insensitively, trimmed).
 std::optional<std::string> cfg_value(const std::string& text, std::string_view key) {
@@ -25,8 +19,8 @@ std::optional<std::string> cfg_value(const std::string& text, std::string_view k
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
     const auto equals = line.find('=');
-    if (equals != std::string_view::npos && ascii_lower(trim(line.substr(0, equals))) == key)
-      return trim(line.substr(equals + 1));
+    if (equals != std::string_view::npos && ascii_lower(trim_whitespace(line.substr(0, equals))) == key)
+      return std::string(trim_whitespace(line.substr(equals + 1)));
     start = end + 1;
   }
   return std::nullopt;
@@ -130,7 +124,7 @@ std::optional<std::string> python_assignment(std::string_view source, std::strin
     if (rest.empty() || (rest.front() != ' ' && rest.front() != '=' && rest.front() != ':')) continue;
     const auto equals = rest.find('=');
     if (equals == std::string_view::npos) continue;
-    const std::string value = trim(rest.substr(equals + 1));
+    const std::string value(trim_whitespace(rest.substr(equals + 1)));
     if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"')) {
       const auto close = value.find(value.front(), 1);
       if (close != std::string::npos) return value.substr(1, close - 1);

@@ -2,14 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "dlldoctor/core/text.hpp"
+
 namespace dlldoctor::rules {
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  return text;
-}
 
 std::vector<std::string_view> split(std::string_view text, std::string_view separator) {
   std::vector<std::string_view> parts;
@@ -33,11 +29,11 @@ Result<Condition> parse_condition(std::string_view text) {
       if ((equal == std::string_view::npos) == (differ == std::string_view::npos) ||
           part.find("==", (equal == std::string_view::npos ? differ : equal) + 2) != std::string_view::npos ||
           part.find("!=", (equal == std::string_view::npos ? differ : equal) + 2) != std::string_view::npos) {
-        return Error{fmt::format("\"{}\" is not A == B or A != B", trimmed(part))};
+        return Error{fmt::format("\"{}\" is not A == B or A != B", trim_whitespace(part))};
       }
       const auto at = equal == std::string_view::npos ? differ : equal;
-      const std::string_view left = trimmed(part.substr(0, at)), right = trimmed(part.substr(at + 2));
-      if (left.empty() || right.empty()) return Error{fmt::format("\"{}\" lacks an operand", trimmed(part))};
+      const std::string_view left = trim_whitespace(part.substr(0, at)), right = trim_whitespace(part.substr(at + 2));
+      if (left.empty() || right.empty()) return Error{fmt::format("\"{}\" lacks an operand", trim_whitespace(part))};
       clauses.push_back({std::string(left), equal != std::string_view::npos, std::string(right)});
     }
     condition.push_back(std::move(clauses));
