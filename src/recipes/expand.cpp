@@ -7,6 +7,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/inventory.hpp"
+#include "dlldoctor/rules/recipe_chain.hpp"
 #include "dlldoctor/rules/recipe_condition.hpp"
 
 namespace dlldoctor::recipes {
@@ -49,12 +50,13 @@ class Expander {
       return Error{fmt::format("--import {}: no load recipe describes it (recipes: {}; add one with --rules DIR)", id,
                                known.empty() ? "none" : known)};
     }
-    const Recipe& top = package_recipe(*recipe);
+    const Recipe* top = rules::package_recipe(rules_, recipe->id);
+    if (!top) return Error{fmt::format("--import {}: neither its recipe nor one it extends names a package", id)};
     std::string package_dir;
     std::string looked;
     for (const std::string& site : python_.site_packages) {
       looked += (looked.empty() ? "" : ", ") + site;
-      if (auto found = files_.find_folder(site, top.package)) {
+      if (auto found = files_.find_folder(site, top->package)) {
         package_dir = *found;
         break;
       }
@@ -62,7 +64,7 @@ class Expander {
     if (package_dir.empty()) {
       return Error{
           fmt::format("--import {}: {} is not installed in this Python environment ({}): no {} folder in {}", id,
-                      top.package, env::layout_name(python_.layout), top.package,
+                      top->package, env::layout_name(python_.layout), top->package,
                       looked.empty() ? "(no site-packages folder found; name one with --site-packages)" : looked)};
     }
     ExpandedRecipe out{recipe->id, recipe->name, package_dir, {}, {}, request_.loads.size(), 0};
@@ -71,18 +73,15 @@ class Expander {
     values_["package"] = package_dir;
     values_["site_packages"] = folder_of(package_dir);
     // The package's own values first, then those each recipe of the chain adds (preload_dlls reads torch's).
-    std::vector<const Recipe*> chain;
-    for (const Recipe* at = recipe; at; at = at->extends.empty() ? nullptr : rules_.recipe(at->extends))
-      chain.insert(chain.begin(), at);
-    for (const Recipe* at : chain) read_values(*at, package_dir, out);
+    const std::vector<const Recipe*> chain = rules::recipe_chain(rules_, recipe->id);
+    for (auto at = chain.rbegin(); at != chain.rend(); ++at) read_values(**at, package_dir, out);
     added_.clear();
     run_chain(*recipe, out);
     out.loads = request_.loads.size() - out.first_load;
     expansion_.recipes.push_back(std::move(out));
     // What a later recipe sees as {imported:ID} (onnxruntime.preload_dlls asks whether torch is in
     // sys.modules): the recipe and those it extends.
-    for (const Recipe* at = recipe; at; at = at->extends.empty() ? nullptr : rules_.recipe(at->extends))
-      imported_.push_back(at->id);
+    for (const Recipe* at : chain) imported_.push_back(at->id);
     return true;
   }
 
@@ -94,17 +93,13 @@ class Expander {
   }
 
  private:
-  // The recipe that names the package: itself or what it extends.
-  const Recipe& package_recipe(const Recipe& recipe) const {
-    const Recipe* at = &recipe;
-    while (at->package.empty() && !at->extends.empty()) at = rules_.recipe(at->extends);
-    return *at;
-  }
-
+  // The chain's steps, the recipe it extends first. Python imports a module once: a recipe this process
+  // has run already is not run again.
   void run_chain(const Recipe& recipe, ExpandedRecipe& out) {
-    if (!recipe.extends.empty()) run_chain(*rules_.recipe(recipe.extends), out);
-    // Python imports a module once: a recipe this process has run already is not run again.
-    if (std::find(imported_.begin(), imported_.end(), recipe.id) == imported_.end()) run_steps(recipe, out);
+    const std::vector<const Recipe*> chain = rules::recipe_chain(rules_, recipe.id);
+    for (auto at = chain.rbegin(); at != chain.rend(); ++at) {
+      if (std::find(imported_.begin(), imported_.end(), (*at)->id) == imported_.end()) run_steps(**at, out);
+    }
   }
 
   std::map<std::string, std::string> base_values() const {

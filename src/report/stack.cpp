@@ -8,6 +8,7 @@
 
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/rules/cuda_versions.hpp"
+#include "dlldoctor/rules/recipe_chain.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -156,8 +157,7 @@ std::vector<StackFramework> frameworks_of(const Stack& stack, const recipes::Exp
   for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
     if (recipe.package_dir.empty() || !packages.insert(recipe.package_dir).second) continue;
     // Named by the recipe that names the package (onnxruntime, not onnxruntime.preload_dlls).
-    const rules::Recipe* named = rules.recipe(recipe.id);
-    while (named && named->package.empty() && !named->extends.empty()) named = rules.recipe(named->extends);
+    const rules::Recipe* named = rules::package_recipe(rules, recipe.id);
     StackFramework framework{named ? named->id : recipe.id,
                              named ? named->name : recipe.name,
                              value_of(recipe, "version"),

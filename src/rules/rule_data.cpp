@@ -9,6 +9,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/rules/fix_template.hpp"
+#include "dlldoctor/rules/recipe_chain.hpp"
 #include "rules/recipe_reader.hpp"
 #include "rules/table_reader.hpp"
 
@@ -366,6 +367,21 @@ Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std:
   folders.push_back(*shipped);
   folders.insert(folders.end(), extra_folders.begin(), extra_folders.end());
   return load_rules(folders);
+}
+
+std::vector<const Recipe*> recipe_chain(const RuleData& rules, const std::string& id) {
+  std::vector<const Recipe*> chain;
+  for (const Recipe* recipe = rules.recipe(id); recipe;
+       recipe = recipe->extends.empty() ? nullptr : rules.recipe(recipe->extends))
+    chain.push_back(recipe);
+  return chain;
+}
+
+const Recipe* package_recipe(const RuleData& rules, const std::string& id) {
+  for (const Recipe* recipe : recipe_chain(rules, id)) {
+    if (!recipe->package.empty()) return recipe;
+  }
+  return nullptr;
 }
 
 }  // namespace dlldoctor::rules

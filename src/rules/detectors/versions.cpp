@@ -4,6 +4,7 @@
 #include <map>
 
 #include "dlldoctor/rules/cuda_versions.hpp"
+#include "dlldoctor/rules/recipe_chain.hpp"
 #include "rules/detectors/common.hpp"
 
 namespace dlldoctor::rules {
@@ -110,15 +111,6 @@ const resolve::Candidate* chosen_with_version(const graph::Module& module) {
   return winner && winner->file_version && !winner->assumed ? winner : nullptr;
 }
 
-// The recipes of a framework: its own and those it extends (onnxruntime.preload_dlls is onnxruntime too).
-std::vector<const Recipe*> recipe_chain(const RuleData& rules, const std::string& id) {
-  std::vector<const Recipe*> chain;
-  for (const Recipe* recipe = rules.recipe(id); recipe;
-       recipe = recipe->extends.empty() ? nullptr : rules.recipe(recipe->extends))
-    chain.push_back(recipe);
-  return chain;
-}
-
 // The modules a framework's own calls returned, by name: what it brought into the process.
 std::map<DllName, const graph::Module*> brought_by(const RuleInput& input, const FrameworkInUse& framework) {
   std::map<DllName, const graph::Module*> modules;
@@ -174,8 +166,7 @@ void framework_requirements(const RuleInput& input, FindingSink& sink) {
     const std::optional<VersionParts> version = leading_version(framework.version);
     if (!version) continue;
     // A recipe that extends another (onnxruntime[cuda]) needs what that one needs.
-    for (const Recipe* recipe = input.rules.recipe(framework.recipe); recipe;
-         recipe = recipe->extends.empty() ? nullptr : input.rules.recipe(recipe->extends)) {
+    for (const Recipe* recipe : recipe_chain(input.rules, framework.recipe)) {
       for (const RecipeRequirement& requirement : recipe->requirements) {
         if (!requirement.versions.contains(*version)) continue;
         for (const graph::Module& module : input.closure.modules) {
