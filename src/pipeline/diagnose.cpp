@@ -1,5 +1,7 @@
 #include "dlldoctor/pipeline/diagnose.hpp"
 
+#include <fmt/format.h>
+
 namespace dlldoctor::pipeline {
 
 Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
@@ -20,6 +22,14 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
   for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
   wanted.look_in = options.look_in;
   diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
+  // A folder that exists but cannot be listed answers every lookup with "not here": say so, or a DLL in
+  // it would look missing and the copies it holds unseen.
+  for (const std::string& folder : files.unreadable_folders()) {
+    diagnosis.closure.notes.push_back(
+        fmt::format("{} could not be read (permissions): which DLLs it holds is unknown to dlldoctor, and this "
+                    "process may load from it; run dlldoctor as a user who can read it",
+                    env::windows_path_of(environment, folder).value_or(folder)));
+  }
   diagnosis.rules = rules::run_rules(
       {diagnosis.closure, known, environment, diagnosis.inventory, rules, options.policy, options.frameworks});
   return diagnosis;
