@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dlldoctor::pipeline {
 
 Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Environment& environment,
@@ -22,9 +24,12 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
   for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
   wanted.look_in = options.look_in;
   diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
-  // A folder that exists but cannot be listed answers every lookup with "not here": say so, or a DLL in
-  // it would look missing and the copies it holds unseen.
+  // A searched folder that exists but cannot be listed answers every lookup with "not here": say so, or a
+  // DLL in it would look missing. (Folders only looked in for copies are not the process's to load from.)
   for (const std::string& folder : files.unreadable_folders()) {
+    const bool searched = std::any_of(diagnosis.search_order.begin(), diagnosis.search_order.end(),
+                                      [&](const resolve::SearchFolder& f) { return f.folder.host == folder; });
+    if (!searched) continue;
     diagnosis.closure.notes.push_back(
         fmt::format("{} could not be read (permissions): which DLLs it holds is unknown to dlldoctor, and this "
                     "process may load from it; run dlldoctor as a user who can read it",

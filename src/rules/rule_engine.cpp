@@ -153,7 +153,11 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
       for (const std::string& packages : site_packages) {
         for (std::string place : family->wheel_places) {
           std::replace(place.begin(), place.end(), '\\', '/');
-          request.named_folders.emplace_back(packages + "/" + place, kPipWheel);
+          // Once per folder, however many of the family's DLLs are missing.
+          std::pair<std::string, std::string> folder(packages + "/" + place, kPipWheel);
+          if (std::find(request.named_folders.begin(), request.named_folders.end(), folder) ==
+              request.named_folders.end())
+            request.named_folders.push_back(std::move(folder));
         }
       }
     }

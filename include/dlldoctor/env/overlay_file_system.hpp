@@ -43,7 +43,7 @@ class OverlayFileSystem final : public FileSystem {
     std::map<std::string, Added> added;  // lower-cased name -> file
     std::set<std::string> removed;       // lower-cased names hidden from the folder below
   };
-  // The folder's changes, if any; `folder` as given, or with its parent's spelling for a created one.
+  // The changes recorded for `folder` (spelled as the resolver joins it), if any.
   const Changes* changes_of(const std::string& folder) const;
   void create_folder(const std::string& folder);
 
