@@ -17,6 +17,8 @@
 #include "dlldoctor/env/python_env.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/pipeline/diagnose.hpp"
+#include "dlldoctor/plan/planner.hpp"
+#include "dlldoctor/plan/script.hpp"
 #include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
@@ -49,6 +51,8 @@ struct ExplainOptions {
   std::vector<std::string> scan;
   bool all_dlls = false;
   std::string output;
+  std::string fix_script;         // --fix-script FILE.ps1
+  std::vector<std::string> maps;  // --map HOSTDIR=WINDOWSDIR
   // environment
   std::string sysroot;
   std::vector<std::string> path;
@@ -90,6 +94,7 @@ env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
   if (!options.known_dlls.empty()) flags.known_dlls = split_list(options.known_dlls);
   if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
   flags.assume_system_dlls = options.assume_system_dlls;
+  flags.maps = options.maps;
   return flags;
 }
 
@@ -243,6 +248,15 @@ int run_explain(const ExplainOptions& options) {
   }
   auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, diagnose_options, files, images);
   if (!diagnosis) return fail(diagnosis.error().message);
+  // The plan is made before a probe adds its findings: those say where the prediction is wrong, which no
+  // change to the machine mends.
+  std::optional<plan::Plan> fix_plan;
+  const bool something_to_mend =
+      !diagnosis->closure.outcome.ok ||
+      std::any_of(diagnosis->rules.findings.begin(), diagnosis->rules.findings.end(),
+                  [](const rules::Finding& f) { return f.severity != rules::Severity::Info; });
+  if (something_to_mend)
+    fix_plan = plan::make_plan({request, *environment, *rule_data, diagnose_options, files, images}, *diagnosis);
   const graph::Closure* closure = &diagnosis->closure;
   rules::RuleOutput& rule_output = diagnosis->rules;
   if (options.probe) {
@@ -284,6 +298,7 @@ int run_explain(const ExplainOptions& options) {
   input.closure = closure;
   input.findings = &rule_output.findings;
   input.rules = &*rule_data;
+  input.plan = fix_plan ? &*fix_plan : nullptr;
 
   input.generated_at = utc_now();
   std::string out;
@@ -295,6 +310,16 @@ int run_explain(const ExplainOptions& options) {
     report::TextStyle style;
     style.color = use_color(options.no_color, options.output);
     report::append_closure_text(out, input, style);
+  }
+  if (!options.fix_script.empty()) {
+    if (!fix_plan) {
+      print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
+    } else {
+      auto script =
+          plan::fix_script(*fix_plan, {DLLDOCTOR_VERSION, closure->outcome.request, report::verdict_line(input)});
+      if (!script) return fail(script.error().message);
+      if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
+    }
   }
   if (write_output(out, options.output) != kExitOk) return kExitFailure;
   return report::exit_status(input) == 0 ? kExitOk : kExitFindings;
@@ -361,6 +386,13 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  app.add_option("--fix-script", options->fix_script,
+                 "Also write the checked plan as a PowerShell script (FILE.ps1) to read and run on the Windows "
+                 "machine (-WhatIf to see what it would do)");
+  app.add_option("--map", options->maps,
+                 "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; its "
+                 "paths are shown and scripted as Windows paths (repeatable)")
+      ->group(environment);
   app.add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   app.add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
   app.add_option("--look-in", options->look_in,

@@ -222,20 +222,34 @@ bool is_windows_absolute(std::string_view text) {
          text[1] == ':' && (text[2] == '\\' || text[2] == '/');
 }
 
-std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path) {
-  if (environment.host_paths_are_windows && !environment.sysroot) return host_path;
-  if (!environment.sysroot) return std::nullopt;
-  const std::string& root = *environment.sysroot;
-  if (host_path.compare(0, root.size(), root) != 0) return std::nullopt;
-  if (host_path.size() > root.size() && host_path[root.size()] != '/' && host_path[root.size()] != '\\') {
+namespace {
+
+// `path` with the host folder `root` replaced by the Windows folder `windows`, if it is under it.
+std::optional<std::string> under(const std::string& path, const std::string& root, const std::string& windows) {
+  if (path.compare(0, root.size(), root) != 0) return std::nullopt;
+  if (path.size() > root.size() && path[root.size()] != '/' && path[root.size()] != '\\' && root.back() != '/')
     return std::nullopt;
-  }
-  std::string rest = host_path.substr(root.size());
+  std::string rest = path.substr(root.size());
   for (char& c : rest) {
     if (c == '/') c = '\\';
   }
   while (!rest.empty() && rest.front() == '\\') rest.erase(0, 1);
-  return "C:\\" + rest;
+  if (rest.empty()) return windows.size() == 2 ? windows + "\\" : windows;
+  return (windows.back() == '\\' ? windows : windows + "\\") + rest;
+}
+
+}  // namespace
+
+std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path) {
+  if (environment.host_paths_are_windows && !environment.sysroot) return host_path;
+  // The longest --map folder first: a map inside the sysroot's tree, or inside another map, is the one meant.
+  const Environment::FolderMap* best = nullptr;
+  for (const auto& map : environment.maps) {
+    if (under(host_path, map.host, map.windows) && (!best || best->host.size() < map.host.size())) best = &map;
+  }
+  if (best) return under(host_path, best->host, best->windows);
+  if (!environment.sysroot) return std::nullopt;
+  return under(host_path, *environment.sysroot, "C:");
 }
 
 FolderRef resolve_process_folder(const Environment& environment, std::string_view text, FileSystem& files) {
@@ -264,11 +278,29 @@ FolderRef resolve_folder(const Environment& environment, std::string_view text, 
   for (const auto& part : parts) windows += "\\" + part;
   if (parts.empty()) windows += "\\";
   folder.windows = windows;
-  // Only the system drive is mounted: --sysroot stands for C:.
-  if (!environment.sysroot || (text[0] != 'C' && text[0] != 'c')) return folder;
-  std::string host = *environment.sysroot;
-  bool exists = true;
-  for (const auto& part : parts) {
+  // A --map folder (the longest that holds it), else the sysroot, which stands for C: (only the system
+  // drive is mounted).
+  std::string host;
+  std::size_t mapped_parts = 0;
+  for (const auto& map : environment.maps) {
+    const std::vector<std::string> map_parts = split_windows_components(std::string_view(map.windows).substr(3));
+    if (ascii_lower(map.windows.substr(0, 2)) != ascii_lower(windows.substr(0, 2)) || map_parts.size() > parts.size())
+      continue;
+    bool same = true;
+    for (std::size_t i = 0; i < map_parts.size() && same; ++i)
+      same = ascii_lower(map_parts[i]) == ascii_lower(parts[i]);
+    if (same && (host.empty() || map_parts.size() > mapped_parts)) {
+      host = map.host;
+      mapped_parts = map_parts.size();
+    }
+  }
+  if (host.empty()) {
+    if (!environment.sysroot || (text[0] != 'C' && text[0] != 'c')) return folder;
+    host = *environment.sysroot;
+  }
+  bool exists = files.folder_exists(host);
+  for (std::size_t i = mapped_parts; i < parts.size(); ++i) {
+    const auto& part = parts[i];
     if (exists) {
       if (auto next = files.find_folder(host, part)) {
         host = *next;
@@ -368,6 +400,22 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     environment.notes.push_back(
         "no --sysroot: stock Windows DLLs (kernel32, user32, ucrtbase, API sets, ...) are assumed present in "
         "C:\\Windows\\System32; the MSVC runtime, CUDA, cuDNN and driver DLLs are never assumed");
+  }
+
+  for (const std::string& text : flags.maps) {
+    // HOSTDIR=C:\\x: the first '=' that a drive letter follows (a host folder may hold '=' itself).
+    std::size_t at = text.find('=');
+    while (at != std::string::npos && !is_windows_absolute(std::string_view(text).substr(at + 1)))
+      at = text.find('=', at + 1);
+    if (at == std::string::npos || at == 0)
+      return Error{
+          fmt::format("--map {}: expected HOSTDIR=WINDOWSDIR, e.g. --map /mnt/copy/cudnn=C:\\tools\\cudnn", text)};
+    Environment::FolderMap map{absolute_path(text.substr(0, at)), text.substr(at + 1)};
+    if (!files.folder_exists(map.host)) return Error{fmt::format("--map {}: no such folder {}", text, map.host)};
+    std::replace(map.windows.begin(), map.windows.end(), '/', '\\');
+    while (map.windows.size() > 3 && map.windows.back() == '\\') map.windows.pop_back();
+    map.windows[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(map.windows[0])));
+    environment.maps.push_back(std::move(map));
   }
 
   if (flags.cwd) {

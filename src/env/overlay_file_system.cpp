@@ -97,10 +97,14 @@ std::optional<std::string> OverlayFileSystem::read_small_file(const std::string&
   const std::size_t slash = path.find_last_of("/\\");
   const std::size_t stream = path.find(':', slash == std::string::npos ? 0 : slash);
   if (stream != std::string::npos && stream > 1) {
-    return below_.read_small_file(content_path(path.substr(0, stream)) + path.substr(stream), max_bytes);
+    const std::string content = content_path(path.substr(0, stream));
+    if (no_streams_.count(content)) return std::nullopt;
+    return below_.read_small_file(content + path.substr(stream), max_bytes);
   }
   return below_.read_small_file(content_path(path), max_bytes);
 }
+
+void OverlayFileSystem::remove_streams(const std::string& path) { no_streams_.insert(content_path(path)); }
 
 std::vector<std::string> OverlayFileSystem::unreadable_folders() const { return below_.unreadable_folders(); }
 

@@ -12,4 +12,8 @@ std::shared_ptr<const Result<Image>> ImageCache::get(const std::string& path) {
   return image;
 }
 
+void ImageCache::put(const std::string& key, Image image) {
+  images_[key] = std::make_shared<const Result<Image>>(std::move(image));
+}
+
 }  // namespace dlldoctor::pe

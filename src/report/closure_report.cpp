@@ -8,6 +8,7 @@
 
 #include "dlldoctor/report/display.hpp"
 #include "dlldoctor/report/markdown.hpp"
+#include "dlldoctor/report/plan_report.hpp"
 #include "dlldoctor/report/stack.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
@@ -301,7 +302,8 @@ Json closure_to_json(const ReportInput& input) {
               {"modules", std::move(modules)},
               {"outcome", outcome_json(closure.outcome)},
               {"stack", stack_json(stack_for(input))},
-              {"findings", std::move(findings)}};
+              {"findings", std::move(findings)},
+              {"plan", input.plan ? plan_to_json(*input.plan) : Json(nullptr)}};
 }
 
 namespace {
@@ -361,7 +363,7 @@ class TreeWriter {
                           : (c.verdict == resolve::Verdict::NotLoadable ? " (" + c.problem + ")" : std::string()),
                       resolve::step_name(c.step));
       put(detail_prefix + "  ", c.verdict == resolve::Verdict::Shadowed ? "shadows" : "skipped",
-          c.assumed ? c.windows_path.value_or("") : c.path, tail, detail_prefix + "    ");
+          c.windows_path ? *c.windows_path : c.path, tail, detail_prefix + "    ");
     }
     const auto& missing = module.missing_exports;
     for (std::size_t i = 0; i < missing.size() && i < kMissingExportsShown; ++i) {
@@ -414,12 +416,14 @@ class TreeWriter {
       return {fmt::format("{} -> host unknown, assumed present [api_set]{}", module.name, kind), "", ""};
     if (r.failure == Failure::NotFound) return {paint(module.name + " NOT FOUND", true) + kind, "", ""};
     if (r.failure == Failure::BadImage) {
-      return {paint(module.name + " CANNOT LOAD", true), r.path.value_or(""),
+      return {paint(module.name + " CANNOT LOAD", true), r.windows_path ? *r.windows_path : r.path.value_or(""),
               fmt::format(" [{}]{}", resolve::step_name(r.found_by), kind)};
     }
     const auto version = module.resolution.image ? module.resolution.image->file_version : std::nullopt;
     return {module.name + (version ? " " + version->to_string() : std::string()),
-            r.assumed ? r.windows_path.value_or("") + " (assumed)" : r.path.value_or(""),
+            // A Windows user reads the Windows path (--sysroot, --map); the host path is in the JSON.
+            r.assumed ? r.windows_path.value_or("") + " (assumed)"
+                      : (r.windows_path ? *r.windows_path : r.path.value_or("")),
             fmt::format(" [{}]{}", resolve::step_name(r.found_by), kind)};
   }
 
@@ -543,8 +547,10 @@ std::string finding_label(const rules::Finding& finding) {
   return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
 }
 
+}  // namespace
+
 // The one line a report leads with.
-std::string verdict(const ReportInput& input) {
+std::string verdict_line(const ReportInput& input) {
   const graph::Outcome& outcome = input.closure->outcome;
   std::size_t errors = 0, warnings = 0;
   const rules::Finding* first_error = nullptr;
@@ -569,18 +575,17 @@ std::string verdict(const ReportInput& input) {
   return fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request);
 }
 
-}  // namespace
-
 void append_closure_text(std::string& out, const ReportInput& raw, const TextStyle& style) {
   const DisplayCopy copy(raw);
   const ReportInput& input = copy.input();
   const graph::Closure& closure = *input.closure;
-  const std::string line = verdict(input);
+  const std::string line = verdict_line(input);
   const bool bad = line.rfind("FAILS", 0) == 0 || line.rfind("BROKEN", 0) == 0;
   const std::string wrapped = wrap(line, kTextWidth, "  ");
   out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
   out += "\n\n";
   append_stack_text(out, stack_for(input));
+  if (input.plan) append_plan_text(out, *input.plan);
   const auto same_fix = same_fix_as(*input.findings);
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     const rules::Finding& finding = (*input.findings)[i];
@@ -638,8 +643,9 @@ std::string closure_to_markdown(const ReportInput& raw) {
   const env::Environment& environment = *input.environment;
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict(input));
+  fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict_line(input));
   append_stack_markdown(out, stack_for(input));
+  if (input.plan) append_plan_markdown(out, *input.plan);
   if (!input.findings->empty()) out += "### Findings\n\n";
   const auto same_fix = same_fix_as(*input.findings);
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
@@ -660,10 +666,11 @@ std::string closure_to_markdown(const ReportInput& raw) {
   out += "\n### Modules\n\n| DLL | version | path | found by | load |\n| --- | --- | --- | --- | --- |\n";
   for (const graph::Module& module : closure.modules) {
     const auto& r = module.resolution;
-    std::string where = "`" + markdown_cell(r.assumed ? r.windows_path.value_or("") : r.path.value_or("")) + "`";
+    std::string where = "`" + markdown_cell(r.windows_path ? *r.windows_path : r.path.value_or("")) + "`";
     if (r.assumed) where += " (assumed)";
     if (r.failure == resolve::Failure::NotFound && !r.api_set_host) where = "**not found**";
-    if (r.failure == resolve::Failure::BadImage) where = "**cannot load** `" + markdown_cell(r.path.value_or("")) + "`";
+    if (r.failure == resolve::Failure::BadImage)
+      where = "**cannot load** `" + markdown_cell(r.windows_path ? *r.windows_path : r.path.value_or("")) + "`";
     if (r.api_set_host) where = "API set -> " + *r.api_set_host;
     if (r.found_by == resolve::SearchStep::ApiSet && r.assumed) where = "API set, host unknown (assumed)";
     const auto version = r.image && r.image->file_version ? r.image->file_version->to_string() : std::string("-");

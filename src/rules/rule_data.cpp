@@ -95,10 +95,45 @@ Result<Family> read_family(const TableReader& in) {
   return family;
 }
 
+// steps.<variant> = [{ kind = "rename", path = "{chosen}" }, ...]: each a change the planner may try.
+Result<std::vector<FindingRule::StepTemplate>> read_step_templates(const toml::node& node, const std::string& key,
+                                                                   const std::string& file) {
+  const toml::array* array = node.as_array();
+  if (!array) return Error{fmt::format("{}: '{}' must be a list of steps", where(file, node.source()), key)};
+  std::vector<FindingRule::StepTemplate> steps;
+  for (const toml::node& item : *array) {
+    const toml::table* table = item.as_table();
+    if (!table) return Error{fmt::format("{}: '{}' must hold tables", where(file, item.source()), key)};
+    FindingRule::StepTemplate step;
+    auto kind = (*table)["kind"].value<std::string>();
+    const std::vector<std::string>* fields = kind ? fix_step_fields(*kind) : nullptr;
+    if (!fields) {
+      return Error{
+          fmt::format("{}: '{}': kind must be rename, copy, install, path_add, path_remove, unblock, "
+                      "new_terminal or by_hand",
+                      where(file, item.source()), key)};
+    }
+    step.kind = *kind;
+    for (const auto& [name, value] : *table) {
+      const std::string field(name.str());
+      if (field == "kind") continue;
+      if (std::find(fields->begin(), fields->end(), field) == fields->end()) {
+        return Error{
+            fmt::format("{}: '{}': a {} step has no field '{}'", where(file, value.source()), key, step.kind, field)};
+      }
+      auto text = value.value<std::string>();
+      if (!text) return Error{fmt::format("{}: '{}.{}' must be a string", where(file, value.source()), key, field)};
+      step.fields.emplace(field, *text);
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 Result<FindingRule> read_finding(const TableReader& in) {
   FindingRule rule;
   rule.source = in.at();
-  auto keys = in.only_keys({"id", "title", "failure_mode", "severity", "message", "fix"});
+  auto keys = in.only_keys({"id", "title", "failure_mode", "severity", "message", "fix", "steps"});
   if (!keys) return keys.error();
   auto id = in.text("id");
   if (!id) return id.error();
@@ -142,6 +177,12 @@ Result<FindingRule> read_finding(const TableReader& in) {
         return lines;
       });
   if (!fixes) return fixes.error();
+  if (in.table().get("steps")) {
+    auto steps = in.variants<std::vector<FindingRule::StepTemplate>>(
+        "steps", [&](const toml::node& node, const std::string& key) { return read_step_templates(node, key, file); });
+    if (!steps) return steps.error();
+    rule.steps = std::move(steps).value();
+  }
   rule.messages = std::move(messages).value();
   rule.fixes = std::move(fixes).value();
   for (const auto& [variant, lines] : rule.fixes) {

@@ -67,6 +67,43 @@ std::string FindingSink::fill(const std::string& text, const Vars& vars, const s
   return out;
 }
 
+FixStep FindingSink::fill_step(const FindingRule::StepTemplate& step, const Vars& vars, const std::string& where) {
+  FixStep filled;
+  filled.kind = step.kind;
+  for (const auto& [field, text] : step.fields) {
+    std::vector<std::string>& out = filled.fields[field];
+    const auto pieces = parse_fix_template(text);
+    // A field that is one placeholder takes its value's items as they came (a list stays a list);
+    // otherwise the pieces make one text. Never shell code: the planner and the script quote what they use.
+    std::string joined;
+    for (const TemplatePiece& piece : pieces) {
+      if (!piece.placeholder) {
+        joined += piece.text;
+        continue;
+      }
+      auto value = vars.find(piece.text);
+      if (value == vars.end()) {
+        output_.problems.push_back(fmt::format("{}: steps: no value for {{{}}}", where, piece.text));
+        continue;
+      }
+      // A step's command runs as it is: only the rules' own code may fill it.
+      if (field == "command" && !value->second.is_code()) {
+        output_.problems.push_back(
+            fmt::format("{}: steps: {{{}}} is not code and cannot fill a command", where, piece.text));
+        continue;
+      }
+      if (pieces.size() == 1) {
+        out = value->second.items();
+        break;
+      }
+      for (std::size_t i = 0; i < value->second.items().size(); ++i)
+        joined += (i ? ", " : "") + value->second.items()[i];
+    }
+    if (pieces.size() != 1 || !pieces.front().placeholder) out.push_back(joined);
+  }
+  return filled;
+}
+
 void FindingSink::emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
                        nlohmann::ordered_json evidence, std::optional<Severity> severity) {
   const FindingRule* rule = rules_.finding(id);
@@ -100,6 +137,9 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   finding.module = module;
   finding.message = fill(message->second, vars, where, false);
   for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where, true));
+  if (auto steps = pick(rule->steps); steps != rule->steps.end()) {
+    for (const FindingRule::StepTemplate& step : steps->second) finding.steps.push_back(fill_step(step, vars, where));
+  }
   finding.evidence = std::move(evidence);
   output_.findings.push_back(std::move(finding));
 }

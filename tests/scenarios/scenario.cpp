@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "support/run_process.hpp"
+
 namespace dlldoctor::test {
 
 namespace fs = std::filesystem;
@@ -548,6 +550,136 @@ std::vector<KnownFailure> load_known_failures(const fs::path& file) {
     out.push_back(std::move(k));
   }
   return out;
+}
+
+namespace {
+
+// The fixture that can stand in for a DLL an install step brings: same name, machine and file version;
+// with no version asked, the one of the fixtures' main set (x64/, x86/), which the scenario trees use.
+std::optional<fs::path> stand_in_fixture(const std::string& name, const std::string& machine,
+                                         const std::string& version, const fs::path& fixtures,
+                                         const std::string& dlldoctor) {
+  static std::map<std::string, nlohmann::json> described;  // fixture path -> `dlldoctor inspect` JSON
+  std::vector<fs::path> names;
+  for (const auto& entry : fs::recursive_directory_iterator(fixtures)) names.push_back(entry.path());
+  std::sort(names.begin(), names.end(), [](const fs::path& a, const fs::path& b) {
+    const auto depth = [](const fs::path& p) { return std::distance(p.begin(), p.end()); };
+    return depth(a) != depth(b) ? depth(a) < depth(b) : a < b;
+  });
+  for (const fs::path& path : names) {
+    const fs::directory_entry entry(path);
+    if (!entry.is_regular_file() || lower(entry.path().filename().string()) != lower(name)) continue;
+    const std::string key = entry.path().string();
+    if (!described.count(key)) {
+      const auto out = run_process({dlldoctor, "inspect", key, "--format", "json"}).out;
+      described[key] = nlohmann::json::parse(out, nullptr, false);
+    }
+    const nlohmann::json& d = described[key];
+    const nlohmann::json* image = d.is_object() && d.contains("files") ? &d["files"][0] : &d;
+    if (!image->is_object() || image->value("machine", "") != machine) continue;
+    const nlohmann::json version_value = image->value("file_version", nlohmann::json());
+    if (version.empty() || (version_value.is_string() && version_value.get<std::string>() == version))
+      return entry.path();
+  }
+  return std::nullopt;
+}
+
+// A path under one scenario tree moved to the same place under another.
+std::string moved(const std::string& path, const std::string& from, const std::string& to) {
+  return path.rfind(from, 0) == 0 ? to + path.substr(from.size()) : path;
+}
+
+// Carries out the plan's steps for real on `planned` (a copy of `root`) and returns dlldoctor's
+// arguments for the next run, or why a step cannot be carried out here.
+}  // namespace
+
+PlannedRun carry_out_plan(const Scenario& s, const nlohmann::json& report, const fs::path& root,
+                          const fs::path& planned, const fs::path& fixtures, const std::string& dlldoctor) {
+  using nlohmann::json;
+  PlannedRun run;
+  const std::string from = root.string(), to = planned.string();
+  std::vector<std::string> args;
+  bool has_path = false;
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    if (s.args[i] == "--path" && i + 1 < s.args.size()) {
+      has_path = true;
+      ++i;
+      continue;
+    }
+    args.push_back(expand(s.args[i], planned, fixtures));
+  }
+  // PATH as the process had it: the report's entries, written as they were given.
+  std::vector<std::string> path;
+  for (const json& entry : report["environment"]["path"]) path.push_back(moved(entry["entry"], from, to));
+  bool use_registry_path = false, path_changed = false;
+  auto host = [&](const json& step, const char* field) {
+    std::vector<std::string> out;
+    const json values = step.value("host", json::object()).value(field, json::array());
+    for (const json& value : values) out.push_back(moved(value, from, to));
+    return out;
+  };
+  auto with_stream = [](const fs::path& file) { return fs::path(file.string() + ":Zone.Identifier"); };
+  for (const json& step : report["plan"]["steps"]) {
+    const std::string kind = step["kind"];
+    if (kind == "rename") {
+      for (const std::string& p : host(step, "path")) {
+        fs::rename(p, p + ".bak");
+        if (fs::exists(with_stream(p))) fs::rename(with_stream(p), with_stream(p + ".bak"));
+      }
+    } else if (kind == "copy") {
+      const std::string folder = host(step, "to").at(0);
+      for (const std::string& p : host(step, "from")) {
+        const fs::path target = fs::path(folder) / fs::path(p).filename();
+        fs::create_directories(folder);
+        fs::copy_file(p, target, fs::copy_options::overwrite_existing);
+        if (fs::exists(with_stream(p)))
+          fs::copy_file(with_stream(p), with_stream(target), fs::copy_options::overwrite_existing);
+      }
+    } else if (kind == "install") {
+      const std::string folder = host(step, "to").at(0);
+      for (const json& listed : step["names"]) {
+        const std::string name = listed;
+        auto fixture =
+            stand_in_fixture(name, report["process"]["machine"], step.value("version", ""), fixtures, dlldoctor);
+        if (!fixture) {
+          run.why_not = "no fixture of " + name + " " + step.value("version", "") + " to stand in for the install";
+          return run;
+        }
+        fs::create_directories(folder);
+        fs::copy_file(*fixture, fs::path(folder) / name, fs::copy_options::overwrite_existing);
+      }
+    } else if (kind == "unblock") {
+      for (const std::string& p : host(step, "path")) fs::remove(with_stream(p));
+    } else if (kind == "path_add") {
+      path_changed = true;
+      for (const json& entry : step["entry"]) {
+        const std::string text = moved(entry, from, to);
+        if (step.value("position", "first") == "last") {
+          path.push_back(text);
+        } else {
+          path.insert(path.begin(), text);
+        }
+      }
+    } else if (kind == "path_remove") {
+      path_changed = true;
+      for (const json& entry : step["entry"]) {
+        const std::string text = moved(entry, from, to);
+        path.erase(std::remove(path.begin(), path.end(), text), path.end());
+      }
+    } else if (kind == "new_terminal") {
+      use_registry_path = true;
+    } else {
+      run.why_not = "a step of kind " + kind + " in the checked steps";
+      return run;
+    }
+  }
+  if (!use_registry_path && (has_path || path_changed)) {
+    std::string joined;
+    for (const std::string& entry : path) joined += (joined.empty() ? "" : ";") + entry;
+    args.insert(args.end(), {"--path", joined});
+  }
+  run.args = std::move(args);
+  return run;
 }
 
 }  // namespace dlldoctor::test

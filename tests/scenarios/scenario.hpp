@@ -91,6 +91,20 @@ const nlohmann::json* find_module(const nlohmann::json& report, const std::strin
 
 std::string lower(std::string text);
 
+// A report's plan (report["plan"]["steps"]) carried out for real on `planned`, a fresh copy of the
+// scenario's tree at `root`: files renamed, copied (with a Zone.Identifier stream file, as CopyFile
+// copies the stream), installed from a fixture of the same name, machine and version; PATH steps change
+// the next run's --path (the entries the report's environment lists), a new terminal drops --path so
+// that the registry's PATH is used. `args` are dlldoctor's arguments for the next run (no program name,
+// no --format); `why_not` says why the plan cannot be carried out here (no fixture stands in).
+struct PlannedRun {
+  std::vector<std::string> args;
+  std::string why_not;
+};
+PlannedRun carry_out_plan(const Scenario& s, const nlohmann::json& report, const std::filesystem::path& root,
+                          const std::filesystem::path& planned, const std::filesystem::path& fixtures,
+                          const std::string& dlldoctor);
+
 // known_failures.txt: "<scenario name> <reason>" per line, '#' starts a comment.
 struct KnownFailure {
   std::string name;

@@ -139,3 +139,71 @@ TEST_CASE("scenarios: two runs print the same bytes in every format, apart from 
     }
   }
 }
+
+namespace {
+
+// Errors and warnings as "id module", sorted: what a plan says remains, and what a run reports.
+std::vector<std::string> serious(const json& findings, bool from_plan) {
+  std::vector<std::string> out;
+  for (const json& f : findings) {
+    if (!from_plan && f["severity"] == "info") continue;
+    out.push_back(f["id"].get<std::string>() + " " + (f["module"].is_string() ? f["module"].get<std::string>() : ""));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// Runs after the scenarios: each printed plan is carried out for real on a copy of the scenario's tree
+// (files renamed, copied, installed from a fixture of the same name and version; PATH edits become the
+// next run's --path), and the next run must report what the plan predicted: HEALTHY for a verified plan,
+// the same remaining findings otherwise. The overlay's prediction and the disk must agree.
+TEST_CASE("scenarios: every plan, carried out on a copy of the tree, gives what it predicted") {
+  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  std::size_t carried = 0, verified = 0;
+  std::vector<std::string> not_carried;
+  for (const Scenario& s : scenarios) {
+    const fs::path saved = kWork / "reports" / (s.name + ".json");
+    REQUIRE_MESSAGE(fs::exists(saved), saved << " is missing: run the whole scenario_tests binary");
+    std::ifstream in(saved);
+    const json report = json::parse(in, nullptr, false);
+    if (!report.is_object() || !report.contains("plan") || report["plan"].is_null()) continue;
+    INFO("scenario " << s.name);
+    const fs::path root = fs::canonical(kWork) / s.name;
+    const fs::path planned = fs::canonical(kWork) / (s.name + ".planned");
+    dlldoctor::test::build_tree(s, kFixtures, root);
+    fs::remove_all(planned);
+    fs::copy(root, planned, fs::copy_options::recursive);
+    const auto carried_out = dlldoctor::test::carry_out_plan(s, report, root, planned, kFixtures, kDlldoctor);
+    if (!carried_out.why_not.empty()) {
+      not_carried.push_back(s.name + ": " + carried_out.why_not);
+      continue;
+    }
+    fs::create_directories(planned / s.cwd);
+    std::vector<std::string> argv{kDlldoctor};
+    argv.insert(argv.end(), carried_out.args.begin(), carried_out.args.end());
+    argv.insert(argv.end(), {"--format", "json"});
+    std::string command;
+    for (const auto& a : argv) command += "'" + a + "' ";
+    INFO("after the plan: " << command);
+    const auto result = run_process(argv, {}, (planned / s.cwd).string());
+    const json after = json::parse(result.out, nullptr, false);
+    REQUIRE_MESSAGE(after.is_object(), result.err);
+    ++carried;
+    const json& plan = report["plan"];
+    if (plan["verified"].get<bool>()) {
+      ++verified;
+      CHECK_MESSAGE(after["outcome"]["status"] == "ok", s.name);
+      CHECK_MESSAGE(serious(after["findings"], false).empty(), s.name << ": " << after["findings"].dump(1));
+    } else {
+      CHECK_MESSAGE(serious(after["findings"], false) == serious(plan["remaining"], true),
+                    s.name << ": the plan predicted " << plan["remaining"].dump() << ", the disk gives "
+                           << after["findings"].dump(1));
+    }
+  }
+  std::string skipped;
+  for (const auto& n : not_carried) skipped += "\n  " + n;
+  MESSAGE(carried << " plans carried out on disk (" << verified << " verified); not carried out:" << skipped);
+  CHECK(carried > 0);
+}

@@ -60,6 +60,7 @@ TEST_CASE("a hostile name fills a fix as a literal and a comment as escaped text
                            rules::Severity::Error,
                            {{"default", "{dll} is missing"}},
                            {{"default", {"Get-ChildItem -Filter {dll} {list}   # {dll}", "{code}"}}},
+                           {},
                            "test"});
   rules::FindingSink sink(data);
   const std::string hostile = "x;calc;a'$(calc)`\n.dll";
@@ -103,4 +104,43 @@ TEST_CASE("json_text is JSON for every byte value, in strings and in keys") {
   // Valid UTF-8 stays readable; DEL and C1 controls are escapes.
   CHECK(report::json_text(nlohmann::json("t\xc3\xbc")) == "\"t\xc3\xbc\"\n");
   CHECK(report::json_text(nlohmann::json("\x7f\xc2\x9b")) == "\"\\u007f\\u009b\"\n");
+}
+
+TEST_CASE("a finding's steps take the detector's values as they came; a command only the rules' own code") {
+  rules::RuleData data;
+  rules::FindingRule rule;
+  rule.id = "x";
+  rule.title = "A test finding";
+  rule.failure_mode = "5.1";
+  rule.messages = {{"default", "{dll}"}};
+  rule.fixes = {{"default", {"# {dll}"}}};
+  rule.steps = {
+      {"default",
+       {{"rename", {{"path", "{paths}"}}},
+        {"install", {{"names", "{dll}"}, {"to", "{folder}"}, {"what", "{dll} from {folder}"}, {"command", "{code}"}}},
+        {"install", {{"names", "{dll}"}, {"to", "{folder}"}, {"command", "{dll}"}}}}}};
+  rule.source = "test";
+  data.findings.push_back(rule);
+  rules::FindingSink sink(data);
+  const std::string hostile = "a'$(calc)\n.dll";
+  sink.emit("x", "default", "m",
+            {{"dll", hostile},
+             {"paths", rules::Value::list({"C:\\a b\\x.dll", "C:\\c'd\\y.dll"})},
+             {"folder", "C:\\f"},
+             {"code", rules::Value::code("winget install x")}},
+            nlohmann::ordered_json::object());
+  const rules::RuleOutput out = sink.take();
+  REQUIRE(out.findings.size() == 1);
+  const auto& steps = out.findings[0].steps;
+  REQUIRE(steps.size() == 3);
+  // A list stays a list, each value unquoted: whoever writes a command quotes it (plan/commands.cpp).
+  CHECK(steps[0].kind == "rename");
+  CHECK(steps[0].values("path") == std::vector<std::string>{"C:\\a b\\x.dll", "C:\\c'd\\y.dll"});
+  CHECK(steps[1].value("names") == hostile);
+  CHECK(steps[1].value("what") == hostile + " from C:\\f");
+  CHECK(steps[1].value("command") == "winget install x");
+  // A name from a file never becomes a command that runs as it is.
+  REQUIRE(out.problems.size() == 1);
+  CHECK(out.problems[0].find("{dll} is not code") != std::string::npos);
+  CHECK(steps[2].value("command").empty());
 }

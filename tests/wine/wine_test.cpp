@@ -194,6 +194,7 @@ constexpr NotRun kNotRun[] = {
 struct Comparison {
   std::vector<std::string> mismatches;                     // "what: text"
   std::vector<std::pair<std::string, std::string>> keyed;  // (what, text) for the difference table
+  std::string context;  // how Wine was run and what it logged, for the failure messages
 };
 
 Comparison compare(const json& report, const WineRun& wine) {
@@ -334,6 +335,62 @@ TEST_CASE("wine: every scenario is run under Wine or listed in kNotRun with the 
 
 // The only test case here that runs Wine: tests/CMakeLists.txt runs the test suite needs-wine64 as its own
 // CTest entry, so the checks of the tables above still run (and pass or fail) without Wine.
+namespace {
+
+// dlldoctor's prediction for a start-up scenario's arguments (its tree at `root`), and Wine's loader
+// starting the same program with the same PATH and folder, compared.
+Comparison predict_and_run(WinePrefix& prefix, const fs::path& root, const std::string& scenario_cwd,
+                           const std::vector<std::string>& args, const StartUp& up) {
+  // dlldoctor with Wine's policy for wrong-machine files (it skips them).
+  std::vector<std::string> argv{kDlldoctor};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--wrong-machine") {
+      ++i;
+      continue;
+    }
+    argv.push_back(args[i]);
+  }
+  argv.insert(argv.end(), {"--wrong-machine", "skip", "--format", "json"});
+  const fs::path cwd = up.cwd.empty() ? root / scenario_cwd : fs::path(up.cwd);
+  fs::create_directories(cwd);
+  const auto predicted = dlldoctor::test::run_process(argv, {}, cwd.string());
+  json report;
+  try {
+    report = json::parse(predicted.out);
+  } catch (const json::exception&) {
+    FAIL("dlldoctor printed no JSON: " << predicted.err);
+  }
+
+  std::string winepath;
+  for (size_t i = 0; i < up.path.size(); ++i) winepath += (i ? ";" : "") + wine_path(up.path[i]);
+  auto env = prefix.env();
+  // err+module names the module whose import is missing, which +loaddll never logs as loaded.
+  env["WINEDEBUG"] = "-all,+loaddll,err+module";
+  env["WINEPATH"] = winepath;
+  // Our fake MSVC runtime, not Wine's builtin one (Wine would otherwise prefer its own).
+  // winedbg disabled: a program that crashes just exits instead of starting the debugger.
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
+  const fs::path program = fs::path(up.program);
+  const WineRun wine =
+      run_traced(program.string(), wine_path(program.string()), env, cwd, root / "wine.out", root / "wine.err");
+  Comparison c = compare(report, wine);
+  c.context = "WINEPATH=" + winepath + " cwd=" + cwd.string() + " exit " + std::to_string(wine.exit_code) +
+              "\nWine stdout: " + read_text(root / "wine.out").substr(0, 1000) + "\nWine log (" +
+              (root / "wine.err").string() + "):\n" + wine.log.substr(0, 4000);
+  return c;
+}
+
+// One Wine prefix and server for the whole run (doctest enters a test case once per SUBCASE); the server
+// is killed when the program exits.
+WinePrefix& wine_prefix(const fs::path& work) {
+  static WinePrefix prefix(work / "prefix");
+  static const std::string error = prefix.start();
+  REQUIRE_MESSAGE(error.empty(), error);
+  return prefix;
+}
+
+}  // namespace
+
 TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked wine = true" *
           doctest::test_suite("needs-wine64")) {
   if (!fs::exists(kWine)) {
@@ -347,11 +404,7 @@ TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked w
 
   fs::create_directories(kWork);
   const fs::path work = fs::canonical(kWork);
-  // doctest enters the test case once per SUBCASE: the prefix and its server are started on the first
-  // entry only and the server is killed when the program exits.
-  static WinePrefix prefix(work / "prefix");
-  static const std::string error = prefix.start();
-  REQUIRE_MESSAGE(error.empty(), error);
+  WinePrefix& prefix = wine_prefix(work);
 
   for (const auto& s : scenarios) {
     SUBCASE(s.name.c_str()) {
@@ -367,43 +420,8 @@ TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked w
         FAIL(s.name << ": " << e.what());
       }
 
-      // dlldoctor with Wine's policy for wrong-machine files (it skips them).
-      std::vector<std::string> argv{kDlldoctor};
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--wrong-machine") {
-          ++i;
-          continue;
-        }
-        argv.push_back(args[i]);
-      }
-      argv.insert(argv.end(), {"--wrong-machine", "skip", "--format", "json"});
-      const fs::path cwd = up.cwd.empty() ? root / s.cwd : fs::path(up.cwd);
-      fs::create_directories(cwd);
-      const auto predicted = dlldoctor::test::run_process(argv, {}, cwd.string());
-      json report;
-      try {
-        report = json::parse(predicted.out);
-      } catch (const json::exception&) {
-        FAIL("dlldoctor printed no JSON: " << predicted.err);
-      }
-
-      std::string winepath;
-      for (size_t i = 0; i < up.path.size(); ++i) winepath += (i ? ";" : "") + wine_path(up.path[i]);
-      auto env = prefix.env();
-      // err+module names the module whose import is missing, which +loaddll never logs as loaded.
-      env["WINEDEBUG"] = "-all,+loaddll,err+module";
-      env["WINEPATH"] = winepath;
-      // Our fake MSVC runtime, not Wine's builtin one (Wine would otherwise prefer its own).
-      // winedbg disabled: a program that crashes just exits instead of starting the debugger.
-      env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;winedbg.exe=d";
-      const fs::path program = fs::path(up.program);
-      const WineRun wine =
-          run_traced(program.string(), wine_path(program.string()), env, cwd, root / "wine.out", root / "wine.err");
-      INFO("WINEPATH=" << winepath << " cwd=" << cwd.string() << " exit " << wine.exit_code);
-      INFO("Wine stdout: " << read_text(root / "wine.out").substr(0, 1000));
-      INFO("Wine log (" << (root / "wine.err").string() << "):\n" << wine.log.substr(0, 4000));
-
-      const Comparison c = compare(report, wine);
+      const Comparison c = predict_and_run(prefix, root, s.cwd, args, up);
+      INFO(c.context);
       std::set<std::string> observed;
       for (const auto& [what, text] : c.keyed) {
         const Difference* documented = nullptr;
@@ -424,4 +442,55 @@ TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked w
                      << std::string(d.what) << ": " << std::string(d.difference) << "): remove it from kDifferences");
     }
   }
+}
+
+// Issue 11: a verified plan, carried out on a copy of a start-up scenario's tree, must make Wine's loader
+// start the program with the files dlldoctor predicted for the mended tree (the documented differences of
+// the scenario are allowed, not required).
+TEST_CASE("wine: after a scenario's verified plan, the real loader loads what dlldoctor predicts" *
+          doctest::test_suite("needs-wine64")) {
+  if (!fs::exists(kWine)) {
+    skip(kWine, "wine64");
+    return;
+  }
+  fs::create_directories(kWork);
+  const fs::path work = fs::canonical(kWork);
+  WinePrefix& prefix = wine_prefix(work);
+  std::size_t checked = 0;
+  for (const auto& s : dlldoctor::test::load_scenarios(kScenarios)) {
+    if (!s.wine) continue;
+    const fs::path root = work / "trees" / s.name;
+    dlldoctor::test::build_tree(s, kFixtures, root);
+    std::vector<std::string> argv{kDlldoctor};
+    for (const auto& a : s.args) argv.push_back(dlldoctor::test::expand(a, root, kFixtures));
+    argv.insert(argv.end(), {"--format", "json"});
+    fs::create_directories(root / s.cwd);
+    const json report =
+        json::parse(dlldoctor::test::run_process(argv, {}, (root / s.cwd).string()).out, nullptr, false);
+    if (!report.is_object() || !report["plan"].is_object() || report["plan"]["verified"] != true) continue;
+    INFO("scenario " << s.name);
+    const fs::path planned = work / "trees" / (s.name + ".planned");
+    fs::remove_all(planned);
+    fs::copy(root, planned, fs::copy_options::recursive);
+    const auto run = dlldoctor::test::carry_out_plan(s, report, root, planned, kFixtures, kDlldoctor);
+    if (!run.why_not.empty()) {
+      MESSAGE(s.name << ": plan not carried out: " << run.why_not);
+      continue;
+    }
+    const StartUp up = start_up(run.args);
+    const Comparison c = predict_and_run(prefix, planned, s.cwd, run.args, up);
+    INFO(c.context);
+    ++checked;
+    for (const auto& [what, text] : c.keyed) {
+      const bool documented = std::any_of(std::begin(kDifferences), std::end(kDifferences),
+                                          [&](const Difference& d) { return s.name == d.scenario && what == d.what; });
+      if (documented) {
+        MESSAGE("documented Wine difference in " << s.name << " after its plan (" << what << "): " << text);
+      } else {
+        FAIL_CHECK(what << ": " << text);
+      }
+    }
+  }
+  MESSAGE(checked << " verified plans started under Wine");
+  CHECK(checked > 0);
 }

@@ -62,6 +62,13 @@ struct Environment {
     std::string source;
   };
   std::map<std::string, Variable> variables;
+  // --map HOSTDIR=WINDOWSDIR: folders copied from a Windows machine, and where they were there. Paths under
+  // them are shown (and taken) as Windows paths, as the sysroot's are.
+  struct FolderMap {
+    std::string host;     // absolute, lexically normal
+    std::string windows;  // "C:\tools\cudnn", no trailing backslash
+  };
+  std::vector<FolderMap> maps;
   std::vector<std::string> notes;  // assumptions made and problems met while building this value
   // A snapshot replayed without --sysroot: the DLLs its System32 and SysWOW64 held (name -> file
   // version). They stand in for the disk: with assume_system_dlls, these names instead of the
@@ -90,6 +97,7 @@ struct EnvironmentFlags {
   std::optional<bool> safe_dll_search_mode;
   std::optional<std::vector<std::string>> known_dlls;
   std::optional<std::string> windows_user;  // whose NTUSER.DAT gives the user PATH (default: the only profile)
+  std::vector<std::string> maps;            // --map HOSTDIR=WINDOWSDIR
   // The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present.
   bool assume_system_dlls = false;
 };

@@ -25,6 +25,10 @@ class OverlayFileSystem final : public FileSystem {
   // X.dll -> X.dll.bak: the bytes move to the new name in the same folder.
   void rename_file(const std::string& folder, const std::string& name, const std::string& new_name);
 
+  // The file's alternate data streams are gone (Unblock-File removes the Mark of the Web), for it and for
+  // any copy made of it afterwards.
+  void remove_streams(const std::string& path);
+
   std::optional<std::string> find_file(const std::string& folder, std::string_view name) override;
   std::optional<std::string> find_folder(const std::string& folder, std::string_view name) override;
   bool folder_exists(const std::string& folder) override;
@@ -49,7 +53,8 @@ class OverlayFileSystem final : public FileSystem {
 
   FileSystem& below_;
   std::map<std::string, Changes> folders_;
-  std::set<std::string> created_;  // folders that exist only in the overlay
+  std::set<std::string> created_;     // folders that exist only in the overlay
+  std::set<std::string> no_streams_;  // content paths whose streams were removed
 };
 
 }  // namespace dlldoctor::env

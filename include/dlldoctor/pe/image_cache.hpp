@@ -12,6 +12,9 @@ namespace dlldoctor::pe {
 class ImageCache {
  public:
   std::shared_ptr<const Result<Image>> get(const std::string& path);
+  // An image that no file holds (a fix plan's stand-in for a DLL an installer would bring): get(key)
+  // returns it from now on.
+  void put(const std::string& key, Image image);
 
  private:
   std::map<std::string, std::shared_ptr<const Result<Image>>> images_;

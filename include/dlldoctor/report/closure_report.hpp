@@ -6,6 +6,7 @@
 
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/plan/planner.hpp"
 #include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
@@ -28,8 +29,12 @@ struct ReportInput {
   const graph::Closure* closure = nullptr;
   const std::vector<rules::Finding>* findings = nullptr;
   const rules::RuleData* rules = nullptr;  // the failure modes' titles, the families of the stack
+  const plan::Plan* plan = nullptr;        // the checked plan, when there are errors or warnings
   std::string generated_at;                // the only field that differs between two runs
 };
+
+// The one line a report leads with: "HEALTHY: ...", "WARNINGS: ...", "BROKEN: ...", "FAILS: ...".
+std::string verdict_line(const ReportInput& input);
 
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
 int exit_status(const ReportInput& input);

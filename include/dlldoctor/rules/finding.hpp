@@ -1,6 +1,7 @@
 #pragma once
 // What the rule engine concludes: one failure mode met by one module, with the evidence that shows it and
 // the commands that fix it. Writers only format findings.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -11,6 +12,29 @@ namespace dlldoctor::rules {
 enum class Severity { Error, Warning, Info };
 std::string_view severity_name(Severity severity);
 
+// One change to the machine that may mend a finding, as data the planner can try on an overlay of the file
+// system before it proposes it (plan/planner.hpp): a step of rules/findings.toml's steps.<variant>, its
+// fields filled with the detector's values (paths spelled as the report shows them).
+struct FixStep {
+  std::string kind;  // a plan::StepKind name: "rename", "copy", "install", "path_add", ...
+  std::map<std::string, std::vector<std::string>> fields;  // "path", "from", "to", "entry", "names", ...
+  // The field's first value, or "" (a field is one value except path, from, names and entry).
+  std::string value(const std::string& field) const;
+  const std::vector<std::string>& values(const std::string& field) const;
+};
+
+// The kinds of step and the fields each takes (the others are rejected when the rules are read).
+//   rename       path: files to keep as <name>.bak (the user's write-up's habit)
+//   copy         from: files; to: the folder they go to
+//   install      names: DLLs a download or an installer brings; to: where they land; version; what: from
+//                where (prose); command: the rules' own install line (only code values, never a file's bytes)
+//   path_add     entry: a folder; position: first | last; scope: process | user | machine
+//   path_remove  entry: PATH entries as written; scope
+//   unblock      path: files whose Mark of the Web goes
+//   new_terminal (none): a process started now, with the registry's PATH
+//   by_hand      what: a change only a person can make (code, an installer's dialog); never checked
+const std::vector<std::string>* fix_step_fields(const std::string& kind);
+
 struct Finding {
   std::string id;            // what was detected: "not-on-search-path", "older-copy-wins", ...
   std::string title;         // what was found, in a few words: "A PATH entry does not exist"
@@ -20,6 +44,7 @@ struct Finding {
   std::string message;  // one or two sentences, paths and versions included
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // structured: paths, versions, steps
   std::vector<std::string> fix;  // commands to type (PowerShell unless said otherwise)
+  std::vector<FixStep> steps;    // alternatives the planner may try, each one change; empty: none it can check
 };
 
 }  // namespace dlldoctor::rules

@@ -56,6 +56,12 @@ struct FindingRule {
   Severity severity = Severity::Error;
   std::map<std::string, std::string> messages;            // variant -> template
   std::map<std::string, std::vector<std::string>> fixes;  // variant -> command templates
+  // variant -> the changes the planner may try (steps.<variant>): a kind and its fields' templates.
+  struct StepTemplate {
+    std::string kind;
+    std::map<std::string, std::string> fields;
+  };
+  std::map<std::string, std::vector<StepTemplate>> steps;
   std::string source;
 };
 

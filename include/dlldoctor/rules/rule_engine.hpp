@@ -78,6 +78,7 @@ class Value {
   std::string in_command() const;
   // The text as it came, for a detector that combines values.
   const std::vector<std::string>& items() const { return items_; }
+  bool is_code() const { return code_; }
 
  private:
   std::vector<std::string> items_;
@@ -100,6 +101,7 @@ class FindingSink {
  private:
   // A message (every value shown) or a fix line (values placed by where they stand, fix_template.hpp).
   std::string fill(const std::string& text, const Vars& vars, const std::string& where, bool command);
+  FixStep fill_step(const FindingRule::StepTemplate& step, const Vars& vars, const std::string& where);
 
   const RuleData& rules_;
   RuleOutput output_;

@@ -183,6 +183,8 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
   // Absent, and loaded only by the newer releases of the main DLL (cuDNN 9.20's extra siblings): a bundle
   // put together from an older release lacks them, which the rules' note explains.
   const auto& main_version = main->resolution.image ? main->resolution.image->file_version : std::nullopt;
+  // The release an install of the missing siblings must match (the planner's stand-ins carry it).
+  vars["main_version"] = main_version ? main_version->to_string() : std::string();
   for (const VersionedLoads& versioned : c.family->versioned_loads) {
     const bool listed =
         std::find(versioned.loads.begin(), versioned.loads.end(), c.module.key) != versioned.loads.end();
@@ -209,6 +211,7 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
     std::string names;
     for (const auto& dll : group.dlls) names += (names.empty() ? "" : ", ") + dll;
     group.vars["dll"] = names;
+    group.vars["dlls"] = Value::list(group.dlls);
     // Copy-Item takes a list of sources: one command copies every missing sibling.
     group.vars["copies"] = Value::list(group.copies);
     sink.emit("missing-sibling", key.second, group.dlls.front(), group.vars, group.evidence, group.severity);
@@ -245,7 +248,11 @@ bool missing_runtime(Context& c) {
                {"family", c.family->name},
                {"needed_by", detail::first_needed_by(c.module)},
                {"install", Value::code(c.family->install)},
-               {"redist_folder", c.family->redist_folder}};
+               {"redist_folder", c.family->redist_folder},
+               {"system_folder", detail::shown(c.input.closure.process_machine == pe::machine::kI386 &&
+                                                       !c.input.environment.syswow64.host.empty()
+                                                   ? c.input.environment.syswow64
+                                                   : c.input.environment.system32)}};
   // Next to the DLL that needs it is a place the process searches only if that DLL is in the program's
   // folder or on PATH, which it is when it loaded by name: the usual case.
   std::string target;

@@ -12,6 +12,7 @@ namespace {
 Vars entry_vars(const env::Environment& environment, const std::string& entry) {
   const std::string scope = detail::registry_path_scope(environment, entry);
   return {{"entry", entry},
+          {"scope", scope.empty() ? "user" : scope},
           {"scope_name", scope == "machine" ? "Machine" : "User"},
           {"scope_note",
            Value::code(scope == "machine" ? "   # as administrator"

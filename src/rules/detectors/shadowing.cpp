@@ -70,6 +70,9 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
     });
     std::string versions;
     std::vector<std::string> renames;
+    // The odd ones of the first folder that holds one, to replace there with the majority's release.
+    std::string odd_folder;
+    std::vector<std::string> odd_names;
     detail::Json evidence = detail::Json::object();
     for (const auto& [version, modules] : by_version) {
       // "9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_graph64_9.dll, cudnn_ops64_9.dll and 5 more)"
@@ -83,12 +86,20 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
       for (const graph::Module* m : modules) {
         const std::string path = display_path(m->resolution.windows_path, *m->resolution.path);
         list.push_back(path);
-        if (version != majority->first) renames.push_back(path);
+        if (version == majority->first) continue;
+        renames.push_back(path);
+        if (odd_folder.empty()) odd_folder = folder_of(path);
+        if (folder_of(path) == odd_folder) odd_names.push_back(base_name(path));
       }
       evidence[version.to_string()] = std::move(list);
     }
     sink.emit("mixed-family-versions", "default", by_version.begin()->second.front()->name,
-              {{"family", family.name}, {"versions", versions}, {"renames", Value::list(renames)}},
+              {{"family", family.name},
+               {"versions", versions},
+               {"renames", Value::list(renames)},
+               {"odd_folder", odd_folder},
+               {"odd_names", Value::list(odd_names)},
+               {"majority_version", majority->first.to_string()}},
               {{"by_version", evidence}});
   }
 }

@@ -84,6 +84,8 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
         }
       } else if (c.verdict == resolve::Verdict::NotLoadable && (caused_failure || before_winner)) {
         vars["problem"] = c.problem;
+        // What a whole copy must be: the release the damaged file's version resource names, if it reads.
+        vars["version"] = c.file_version ? c.file_version->to_string() : std::string();
         sink.emit("unloadable-file", "default", module.name, vars, evidence,
                   caused_failure ? std::nullopt : std::optional<Severity>(Severity::Warning));
       }

@@ -1,0 +1,28 @@
+#pragma once
+// What a plan's step does to the simulated machine (internal to src/plan): file changes go to an
+// overlay of the file system, PATH changes to a copy of the environment, an installer's DLLs become
+// stand-in images with the name, machine, version and exports the closure asks of them.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/env/overlay_file_system.hpp"
+#include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/pe/image_cache.hpp"
+#include "dlldoctor/plan/planner.hpp"
+
+namespace dlldoctor::plan {
+
+// The host paths of a step's path fields (path, from, to, entry), each mapped through the sysroot when it
+// is a Windows path; an error when one is a placeholder or cannot be mapped (the step cannot be tried).
+Result<std::map<std::string, std::vector<std::string>>> host_fields(const rules::FixStep& step,
+                                                                    const env::Environment& environment,
+                                                                    env::FileSystem& files);
+
+// Carries out `step` on the overlay and the environment. `before`: the closure the plan starts from, whose
+// importers say which exports a stand-in must have.
+void apply_step(const Step& step, const graph::Closure& before, env::Environment& environment,
+                env::OverlayFileSystem& files, pe::ImageCache& images);
+
+}  // namespace dlldoctor::plan

@@ -1,0 +1,114 @@
+#include "dlldoctor/plan/commands.hpp"
+
+#include <fmt/format.h>
+
+#include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/core/utf8.hpp"
+#include "dlldoctor/rules/fix_template.hpp"
+
+namespace dlldoctor::plan {
+
+namespace {
+
+using rules::powershell_literal;
+
+std::string literals(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& value : values) out += (out.empty() ? "" : ", ") + powershell_literal(value);
+  return out;
+}
+
+std::string shown(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& value : values) out += (out.empty() ? "" : ", ") + escape_bytes(value, Escape::Controls);
+  return out;
+}
+
+// A file in a folder, spelled with the folder's own separator (a Windows path, or a host path without
+// --sysroot).
+std::string in_folder(const std::string& folder, const std::string& name) {
+  const char separator = folder.find('\\') != std::string::npos ? '\\' : '/';
+  return folder.empty() || folder.back() == separator ? folder + name : folder + separator + name;
+}
+
+std::string scope_name(const std::string& scope) { return scope == "machine" ? "Machine" : "User"; }
+
+}  // namespace
+
+std::vector<std::string> step_commands(const Step& step) {
+  const rules::FixStep& c = step.change;
+  std::vector<std::string> out;
+  const std::string scope = c.value("scope").empty() ? "user" : c.value("scope");
+  if (c.kind == "rename") {
+    for (const std::string& path : c.values("path"))
+      out.push_back(fmt::format("Rename-Item -LiteralPath {} -NewName {}", powershell_literal(path),
+                                powershell_literal(base_name(path) + ".bak")));
+  } else if (c.kind == "copy") {
+    out.push_back(fmt::format("Copy-Item -LiteralPath {} -Destination {}", literals(c.values("from")),
+                              powershell_literal(c.value("to"))));
+  } else if (c.kind == "install") {
+    // `command` is PowerShell the rules wrote (a family's install line); `what` is prose.
+    if (!c.value("command").empty()) {
+      out.push_back(c.value("command"));
+    } else {
+      out.push_back("# " + escape_bytes(c.value("what"), Escape::Controls));
+    }
+    std::vector<std::string> expected;
+    for (const std::string& name : c.values("names")) expected.push_back(in_folder(c.value("to"), name));
+    out.push_back("# then check: True for each");
+    out.push_back(fmt::format("Test-Path -LiteralPath {}", literals(expected)));
+  } else if (c.kind == "path_add") {
+    const bool first = c.value("position") != "last";
+    for (const std::string& entry : c.values("entry")) {
+      const std::string literal = powershell_literal(entry);
+      out.push_back(first ? fmt::format("$env:Path = {} + ';' + $env:Path   # this terminal", literal)
+                          : fmt::format("$env:Path = $env:Path + ';' + {}   # this terminal", literal));
+      if (scope == "process") continue;
+      const std::string stored = fmt::format("[Environment]::GetEnvironmentVariable('Path', '{}')", scope_name(scope));
+      out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', {}, '{}')   # new terminals{}",
+                                first ? literal + " + ';' + " + stored : stored + " + ';' + " + literal,
+                                scope_name(scope), scope == "machine" ? ", as administrator" : ""));
+    }
+  } else if (c.kind == "path_remove") {
+    const std::string entries = literals(c.values("entry"));
+    out.push_back(fmt::format("$env:Path = ($env:Path -split ';' | Where-Object {{ @({}) -notcontains $_ }}) -join ';'",
+                              entries));
+    if (scope != "process") {
+      out.push_back(fmt::format("$p = [Environment]::GetEnvironmentVariable('Path', '{}')", scope_name(scope)));
+      out.push_back(fmt::format("$p = ($p -split ';' | Where-Object {{ @({}) -notcontains $_ }}) -join ';'", entries));
+      out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', $p, '{}')", scope_name(scope)));
+    }
+  } else if (c.kind == "unblock") {
+    out.push_back(fmt::format("Unblock-File -LiteralPath {}", literals(c.values("path"))));
+  } else if (c.kind == "new_terminal") {
+    out.push_back("# close this terminal (and restart the IDE), then open a new one");
+  } else {
+    out.push_back("# " + escape_bytes(c.value("what"), Escape::Controls));
+  }
+  return out;
+}
+
+std::string step_summary(const Step& step) {
+  const rules::FixStep& c = step.change;
+  const std::string scope = c.value("scope").empty() ? "user" : c.value("scope");
+  const std::string where = scope == "process" ? "this process's PATH" : "PATH (" + scope + ")";
+  if (c.kind == "rename") {
+    const auto& paths = c.values("path");
+    return paths.size() == 1
+               ? "Rename " + shown(paths) + " to " + escape_bytes(base_name(paths.front()) + ".bak", Escape::Controls)
+               : "Rename " + shown(paths) + " (each to <name>.bak)";
+  }
+  if (c.kind == "copy")
+    return "Copy " + shown(c.values("from")) + " to " + escape_bytes(c.value("to"), Escape::Controls);
+  if (c.kind == "install")
+    return "Install " + shown(c.values("names")) + " into " + escape_bytes(c.value("to"), Escape::Controls);
+  if (c.kind == "path_add")
+    return fmt::format("Put {} {} on {}", shown(c.values("entry")), c.value("position") == "last" ? "last" : "first",
+                       where);
+  if (c.kind == "path_remove") return "Take " + shown(c.values("entry")) + " off " + where;
+  if (c.kind == "unblock") return "Unblock " + shown(c.values("path"));
+  if (c.kind == "new_terminal") return "Open a new terminal";
+  return escape_bytes(c.value("what"), Escape::Controls);
+}
+
+}  // namespace dlldoctor::plan

@@ -1,0 +1,188 @@
+#include "dlldoctor/plan/planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/env/overlay_file_system.hpp"
+#include "plan/changes.hpp"
+
+namespace dlldoctor::plan {
+
+namespace {
+
+// Steps a search tries before it settles for what it has; each trial is one whole diagnosis.
+constexpr std::size_t kMaxSteps = 6;
+constexpr std::size_t kBeam = 3;
+constexpr std::size_t kMaxTrials = 300;
+
+// How bad a predicted state is: a failing start-up or load, then errors, then warnings. Information
+// findings (a long PATH, a folder that does not exist) do not make a process fail: no step is taken for them.
+using Score = std::tuple<int, std::size_t, std::size_t>;
+
+Score score_of(const pipeline::Diagnosis& diagnosis) {
+  std::size_t errors = 0, warnings = 0;
+  for (const rules::Finding& finding : diagnosis.rules.findings) {
+    if (finding.severity == rules::Severity::Error) ++errors;
+    if (finding.severity == rules::Severity::Warning) ++warnings;
+  }
+  return {diagnosis.closure.outcome.ok ? 0 : 1, errors, warnings};
+}
+
+std::string verdict_word(const pipeline::Diagnosis& diagnosis) {
+  const auto [fails, errors, warnings] = score_of(diagnosis);
+  return fails ? "FAILS" : errors ? "BROKEN" : warnings ? "WARNINGS" : "HEALTHY";
+}
+
+std::string label_of(const rules::Finding& finding) {
+  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
+}
+
+// Two steps are the same change when their kind and fields are.
+std::string key_of(const rules::FixStep& step) {
+  std::string key = step.kind;
+  for (const auto& [field, values] : step.fields) {
+    key += "|" + field;
+    for (const auto& value : values) key += "=" + value;
+  }
+  return key;
+}
+
+struct State {
+  std::vector<Step> steps;
+  pipeline::Diagnosis diagnosis;
+  Score score;
+};
+
+class Search {
+ public:
+  Search(const PlanInput& input, const pipeline::Diagnosis& before) : input_(input), before_(before) {}
+
+  std::optional<State> run(const std::vector<Step>& steps) {
+    ++trials_;
+    auto after = diagnose_after(input_, steps, before_.closure);
+    if (!after) return std::nullopt;
+    State state{steps, std::move(after).value(), {}};
+    state.score = score_of(state.diagnosis);
+    return state;
+  }
+
+  // The checked steps the findings of `state` offer, each once and not already taken.
+  std::vector<Step> candidates(const State& state) const {
+    std::set<std::string> taken;
+    for (const Step& step : state.steps) taken.insert(key_of(step.change));
+    std::vector<Step> out;
+    for (const rules::Finding& finding : state.diagnosis.rules.findings) {
+      if (finding.severity == rules::Severity::Info) continue;
+      for (const rules::FixStep& change : finding.steps) {
+        if (change.kind == "by_hand") continue;
+        auto host = host_fields(change, input_.environment, input_.files);
+        if (!host) continue;  // a placeholder ("<the download folder>"): nothing to try
+        const std::string key = key_of(change);
+        auto same = std::find_if(out.begin(), out.end(), [&](const Step& s) { return key_of(s.change) == key; });
+        if (same != out.end()) {
+          same->mends.push_back(label_of(finding));
+          continue;
+        }
+        if (!taken.insert(key).second) continue;
+        out.push_back({change, std::move(host).value(), {label_of(finding)}, {}});
+      }
+    }
+    return out;
+  }
+
+  std::size_t trials() const { return trials_; }
+
+ private:
+  const PlanInput& input_;
+  const pipeline::Diagnosis& before_;
+  std::size_t trials_ = 0;
+};
+
+}  // namespace
+
+Result<pipeline::Diagnosis> diagnose_after(const PlanInput& input, const std::vector<Step>& steps,
+                                           const graph::Closure& before) {
+  env::OverlayFileSystem files(input.files);
+  env::Environment environment = input.environment;
+  for (const Step& step : steps) apply_step(step, before, environment, files, input.images);
+  return pipeline::diagnose(input.request, environment, input.rules, input.options, files, input.images);
+}
+
+Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
+  Search search(input, diagnosis);
+  State start{{}, diagnosis, score_of(diagnosis)};
+  State best = start;
+  std::vector<State> beam;
+  beam.push_back(start);
+  const Score healthy{0, 0, 0};
+  // A beam search over plans, a step longer each round: a step is kept only where it makes the prediction
+  // better, so the plan never holds a step that does nothing, and the best few plans of each length go on
+  // (the first step that helps most is not always the one a good plan starts with: renaming an old
+  // dispatcher first, then completing the newer release's folder, beats completing the old one).
+  for (std::size_t length = 1; length <= kMaxSteps && best.score != healthy; ++length) {
+    std::vector<State> next;
+    for (const State& state : beam) {
+      for (Step& step : search.candidates(state)) {
+        if (search.trials() >= kMaxTrials) break;
+        std::vector<Step> steps = state.steps;
+        steps.push_back(std::move(step));
+        auto tried = search.run(steps);
+        // A step that changes nothing yet may be the first half of a pair (renaming the odd copy out,
+        // then bringing the release's own): kept too, as long as it does not make things worse.
+        if (tried && !(state.score < tried->score)) next.push_back(std::move(*tried));
+      }
+    }
+    if (next.empty()) break;
+    std::stable_sort(next.begin(), next.end(), [](const State& a, const State& b) { return a.score < b.score; });
+    if (next.size() > kBeam) next.resize(kBeam);
+    if (next.front().score < best.score) best = next.front();
+    beam = std::move(next);
+  }
+  // Leave out any step the best plan does as well without.
+  for (std::size_t i = best.steps.size(); i-- > 0 && best.steps.size() > 1;) {
+    std::vector<Step> fewer = best.steps;
+    fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
+    auto tried = search.run(fewer);
+    if (tried && !(best.score < tried->score)) best = std::move(*tried);
+  }
+
+  Plan plan;
+  plan.steps = best.steps;
+  for (Step& step : plan.steps) {
+    for (const char* field : {"path", "from"}) {
+      const auto& shown = step.change.values(field);
+      auto host = step.host.find(field);
+      for (std::size_t i = 0; host != step.host.end() && i < shown.size() && i < host->second.size(); ++i) {
+        auto image = input.images.get(input.files.content_path(host->second[i]));
+        if (image->ok() && image->value().file_version)
+          step.versions[shown[i]] = image->value().file_version->to_string();
+      }
+    }
+  }
+  plan.predicted = verdict_word(best.diagnosis);
+  plan.verified = best.score == healthy;
+  for (const rules::Finding& finding : best.diagnosis.rules.findings) {
+    if (finding.severity == rules::Severity::Info) continue;
+    plan.remaining.push_back(finding);
+    for (const rules::FixStep& change : finding.steps) {
+      if (change.kind != "by_hand") continue;
+      // One line for the findings one change mends (three extension modules, one add_dll_directory).
+      auto same = std::find_if(plan.by_hand.begin(), plan.by_hand.end(),
+                               [&](const Step& s) { return key_of(s.change) == key_of(change); });
+      if (same != plan.by_hand.end()) {
+        same->mends.push_back(label_of(finding));
+      } else {
+        plan.by_hand.push_back({change, {}, {label_of(finding)}, {}});
+      }
+    }
+  }
+  plan.trials = search.trials();
+  return plan;
+}
+
+}  // namespace dlldoctor::plan

@@ -1,0 +1,96 @@
+#include "dlldoctor/report/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include "dlldoctor/core/utf8.hpp"
+#include "dlldoctor/plan/commands.hpp"
+#include "dlldoctor/report/markdown.hpp"
+#include "dlldoctor/report/text_layout.hpp"
+
+namespace dlldoctor::report {
+
+namespace {
+
+Json step_json(const plan::Step& step, bool checked) {
+  Json out = {{"kind", step.change.kind}};
+  for (const auto& [field, values] : step.change.fields) {
+    // Lists are lists (files, DLL names, PATH entries); the other fields are one value.
+    const bool list = field == "path" || field == "from" || field == "names" || field == "entry";
+    out[field] = list ? Json(values) : Json(values.empty() ? std::string() : values.front());
+  }
+  if (checked) {
+    Json host = Json::object();
+    for (const auto& [field, values] : step.host) host[field] = values;
+    out["host"] = std::move(host);
+  }
+  out["mends"] = step.mends;
+  out["summary"] = plan::step_summary(step);
+  out["commands"] = plan::step_commands(step);
+  return out;
+}
+
+// The line before the steps: what dlldoctor predicts after them, and never "verified" when it is not.
+std::string headline(const plan::Plan& plan) {
+  const std::size_t n = plan.steps.size();
+  if (plan.verified)
+    return fmt::format("verified: after {} step{} below dlldoctor predicts HEALTHY", n, n == 1 ? "" : "s");
+  if (n == 0) return "no step dlldoctor can check mends these findings; see each finding's fix";
+  return fmt::format("not verified: after {} step{} below dlldoctor still predicts {} ({} finding{} remain{})", n,
+                     n == 1 ? "" : "s", plan.predicted, plan.remaining.size(), plan.remaining.size() == 1 ? "" : "s",
+                     plan.remaining.size() == 1 ? "s" : "");
+}
+
+std::string remaining_label(const rules::Finding& finding) {
+  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
+}
+
+}  // namespace
+
+Json plan_to_json(const plan::Plan& plan) {
+  Json steps = Json::array();
+  for (const plan::Step& step : plan.steps) steps.push_back(step_json(step, true));
+  Json by_hand = Json::array();
+  for (const plan::Step& step : plan.by_hand) by_hand.push_back(step_json(step, false));
+  Json remaining = Json::array();
+  for (const rules::Finding& finding : plan.remaining)
+    remaining.push_back({{"id", finding.id}, {"module", finding.module}, {"message", finding.message}});
+  return Json{{"verified", plan.verified}, {"predicted", plan.predicted},   {"headline", headline(plan)},
+              {"steps", std::move(steps)}, {"by_hand", std::move(by_hand)}, {"remaining", std::move(remaining)},
+              {"trials", plan.trials}};
+}
+
+void append_plan_text(std::string& out, const plan::Plan& plan) {
+  out += "Plan: " + wrap(headline(plan), kTextWidth - 6, "  ") + "\n";
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const plan::Step& step = plan.steps[i];
+    out += "  " + wrap(fmt::format("{}. {}", i + 1, plan::step_summary(step)), kTextWidth - 2, "     ") + "\n";
+    for (const std::string& command : plan::step_commands(step)) out += fix_text(command);
+  }
+  for (const plan::Step& step : plan.by_hand)
+    out += "  " + wrap("by hand: " + plan::step_summary(step), kTextWidth - 2, "     ") + "\n";
+  if (!plan.verified && !plan.remaining.empty()) {
+    std::string left;
+    for (const rules::Finding& finding : plan.remaining) left += (left.empty() ? "" : ", ") + remaining_label(finding);
+    out += "  " + wrap("still predicted after them: " + left, kTextWidth - 2, "    ") + "\n";
+  }
+  out += "\n";
+}
+
+void append_plan_markdown(std::string& out, const plan::Plan& plan) {
+  out += "### Plan\n\n*" + headline(plan) + "*\n\n";
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const plan::Step& step = plan.steps[i];
+    out += fmt::format("{}. {}\n\n   ```powershell\n", i + 1, markdown_cell(plan::step_summary(step)));
+    for (const std::string& command : plan::step_commands(step)) out += "   " + command + "\n";
+    out += "   ```\n\n";
+  }
+  for (const plan::Step& step : plan.by_hand) out += "- by hand: " + markdown_cell(plan::step_summary(step)) + "\n";
+  if (!plan.verified && !plan.remaining.empty()) {
+    out += "\nStill predicted after them:";
+    for (const rules::Finding& finding : plan.remaining) out += " `" + remaining_label(finding) + "`";
+    out += "\n";
+  }
+  out += "\n";
+}
+
+}  // namespace dlldoctor::report
