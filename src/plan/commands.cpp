@@ -12,28 +12,28 @@ namespace {
 
 using rules::powershell_literal;
 
-std::string literals(const std::vector<std::string>& values) {
-  std::string out;
-  for (const std::string& value : values) out += (out.empty() ? "" : ", ") + powershell_literal(value);
-  return out;
-}
-
 std::string shown(const std::vector<std::string>& values) {
   std::string out;
   for (const std::string& value : values) out += (out.empty() ? "" : ", ") + escape_bytes(value, Escape::Controls);
   return out;
 }
 
-// A file in a folder, spelled with the folder's own separator (a Windows path, or a host path without
-// --sysroot).
-std::string in_folder(const std::string& folder, const std::string& name) {
+}  // namespace
+
+std::string powershell_list(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& value : values) out += (out.empty() ? "" : ", ") + powershell_literal(value);
+  return out;
+}
+
+std::string file_in_folder(const std::string& folder, const std::string& name) {
   const char separator = folder.find('\\') != std::string::npos ? '\\' : '/';
   return folder.empty() || folder.back() == separator ? folder + name : folder + separator + name;
 }
 
-std::string scope_name(const std::string& scope) { return scope == "machine" ? "Machine" : "User"; }
-
-}  // namespace
+std::string scope_name(const std::string& scope) {
+  return scope == "machine" ? "Machine" : scope == "process" ? "Process" : "User";
+}
 
 std::vector<std::string> step_commands(const Step& step) {
   const rules::FixStep& c = step.change;
@@ -44,7 +44,7 @@ std::vector<std::string> step_commands(const Step& step) {
       out.push_back(fmt::format("Rename-Item -LiteralPath {} -NewName {}", powershell_literal(path),
                                 powershell_literal(base_name(path) + ".bak")));
   } else if (c.kind == "copy") {
-    out.push_back(fmt::format("Copy-Item -LiteralPath {} -Destination {}", literals(c.values("from")),
+    out.push_back(fmt::format("Copy-Item -LiteralPath {} -Destination {}", powershell_list(c.values("from")),
                               powershell_literal(c.value("to"))));
   } else if (c.kind == "install") {
     // `command` is PowerShell the rules wrote (a family's install line); `what` is prose.
@@ -54,9 +54,9 @@ std::vector<std::string> step_commands(const Step& step) {
       out.push_back("# " + escape_bytes(c.value("what"), Escape::Controls));
     }
     std::vector<std::string> expected;
-    for (const std::string& name : c.values("names")) expected.push_back(in_folder(c.value("to"), name));
+    for (const std::string& name : c.values("names")) expected.push_back(file_in_folder(c.value("to"), name));
     out.push_back("# then check: True for each");
-    out.push_back(fmt::format("Test-Path -LiteralPath {}", literals(expected)));
+    out.push_back(fmt::format("Test-Path -LiteralPath {}", powershell_list(expected)));
   } else if (c.kind == "path_add") {
     const bool first = c.value("position") != "last";
     for (const std::string& entry : c.values("entry")) {
@@ -70,7 +70,7 @@ std::vector<std::string> step_commands(const Step& step) {
                                 scope_name(scope), scope == "machine" ? ", as administrator" : ""));
     }
   } else if (c.kind == "path_remove") {
-    const std::string entries = literals(c.values("entry"));
+    const std::string entries = powershell_list(c.values("entry"));
     out.push_back(fmt::format("$env:Path = ($env:Path -split ';' | Where-Object {{ @({}) -notcontains $_ }}) -join ';'",
                               entries));
     if (scope != "process") {
@@ -79,7 +79,7 @@ std::vector<std::string> step_commands(const Step& step) {
       out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', $p, '{}')", scope_name(scope)));
     }
   } else if (c.kind == "unblock") {
-    out.push_back(fmt::format("Unblock-File -LiteralPath {}", literals(c.values("path"))));
+    out.push_back(fmt::format("Unblock-File -LiteralPath {}", powershell_list(c.values("path"))));
   } else if (c.kind == "new_terminal") {
     out.push_back("# close this terminal (and restart the IDE), then open a new one");
   } else {

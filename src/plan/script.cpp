@@ -140,11 +140,7 @@ if ($script:left.Count -gt 0) {
 }
 )ps1";
 
-std::string literals(const std::vector<std::string>& values) {
-  std::string out;
-  for (const std::string& value : values) out += (out.empty() ? "" : ", ") + powershell_literal(value);
-  return "@(" + out + ")";
-}
+std::string literals(const std::vector<std::string>& values) { return "@(" + powershell_list(values) + ")"; }
 
 std::string comment(const std::string& text) { return "# " + escape_bytes(text, Escape::Controls); }
 
@@ -158,14 +154,6 @@ bool protected_folder(const std::string& path) {
       return true;
   }
   return false;
-}
-
-std::string in_folder(const std::string& folder, const std::string& name) {
-  return folder.empty() || folder.back() == '\\' ? folder + name : folder + "\\" + name;
-}
-
-std::string scope_name(const std::string& scope) {
-  return scope == "machine" ? "Machine" : scope == "process" ? "Process" : "User";
 }
 
 }  // namespace
@@ -221,7 +209,7 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
                            powershell_literal(c.value("to")), version_of(from));
     } else if (c.kind == "install") {
       std::vector<std::string> files;
-      for (const std::string& name : c.values("names")) files.push_back(in_folder(c.value("to"), name));
+      for (const std::string& name : c.values("names")) files.push_back(file_in_folder(c.value("to"), name));
       const std::string what = c.value("what");
       if (!c.value("command").empty()) {
         // The rules' own install line (winget ...), which installs for the whole machine.

@@ -10,6 +10,13 @@ namespace dlldoctor::plan {
 
 std::vector<std::string> step_commands(const Step& step);
 
+// 'a', 'b': each value a PowerShell single-quoted literal.
+std::string powershell_list(const std::vector<std::string>& values);
+// A file in a folder, spelled with the folder's own separator (a Windows path, or a host path).
+std::string file_in_folder(const std::string& folder, const std::string& name);
+// A plan's scope as PowerShell's [EnvironmentVariableTarget] names it: Process, User or Machine.
+std::string scope_name(const std::string& scope);
+
 // "Rename cudnn64_9.dll in C:\CUDA\bin to cudnn64_9.dll.bak": one line saying what the step does.
 std::string step_summary(const Step& step);
 
