@@ -5,4 +5,9 @@ if(DLLDOCTOR_SANITIZE)
   endif()
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
+  # The suite starts the sanitized dlldoctor thousands of times. Linked as a position-independent
+  # executable it carries two million relative relocations (the sanitizers' metadata), which the dynamic
+  # loader applies, page by page, at every start; position-dependent, the linker resolves them once
+  # (--version: 110 ms -> 65 ms here).
+  add_link_options($<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:-no-pie>)
 endif()

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/text_layout.hpp"
@@ -27,6 +28,8 @@ struct SdkOptions {
   std::string arch = "x64";
   std::string output;
   std::string argv0;
+  std::string sysroot;            // a mounted Windows drive: the root may be its C:\ path
+  std::vector<std::string> maps;  // --map HOSTDIR=WINDOWSDIR
 };
 
 std::uint16_t arch_machine(const std::string& arch) {
@@ -122,7 +125,7 @@ void append_report_text(std::string& out, const rules::SdkReport& report) {
                  : fmt::format("cuDNN SDK in {}: usable{}{}", report.root,
                                report.header_version ? ", cuDNN " + report.header_version->to_string() : "",
                                warnings > 0 ? fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s") : "");
-  out += wrap(verdict, kTextWidth, "  ") + "\n";
+  out += wrap(verdict, kTextWidth, "  ", {report.root}) + "\n";
   for (const rules::Finding& f : report.findings) {
     out += "\n" +
            wrap(fmt::format("{} [{}] {}: {}{}", rules::severity_name(f.severity), f.id, f.failure_mode, f.title,
@@ -172,7 +175,28 @@ int run_sdk(const SdkOptions& options) {
     return kExitFailure;
   }
   env::HostFileSystem files;
-  auto report = rules::check_cudnn_sdk(options.root, files, *rule_data, check);
+  std::string root = options.root;
+  std::optional<env::Environment> environment;
+  if (!options.sysroot.empty() || !options.maps.empty()) {
+    env::EnvironmentFlags flags;
+    if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
+    flags.maps = options.maps;
+    auto built = env::environment_from_flags(flags, files);
+    if (!built) {
+      print_message(built.error().message);
+      return kExitFailure;
+    }
+    environment = std::move(built).value();
+    const env::FolderRef folder = env::resolve_folder(*environment, options.root, files);
+    if (folder.host.empty() || !folder.exists) {
+      print_message(folder.host.empty() ? options.root + ": not under --sysroot or a --map folder"
+                                        : options.root + ": no such folder (" + folder.host + ")");
+      return kExitFailure;
+    }
+    root = folder.host;
+    check.windows_path = [&environment](const std::string& path) { return env::windows_path_of(*environment, path); };
+  }
+  auto report = rules::check_cudnn_sdk(root, files, *rule_data, check);
   if (!report) {
     print_message(report.error().message);
     return kExitFailure;
@@ -205,8 +229,14 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0) {
       ->check(CLI::IsMember({"x64", "x86", "arm64"}))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  command->add_option("--sysroot", options->sysroot,
+                      "A mounted Windows drive: the root may be a C:\\ path on it, and the settings use Windows paths");
+  command->add_option("--map", options->maps,
+                      "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; the "
+                      "settings use its Windows paths (repeatable)");
   command->footer(
       "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n"
+      "  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70 --sysroot /mnt/windows\n"
       "  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format json -o sdk.json");
   CLI::Option* top_level =
       app.add_option("--sdk", *top_level_root, "Same as `dlldoctor sdk DIR`: check a cuDNN folder for building");
@@ -214,8 +244,9 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0) {
   // parsing; the main command's other flags describe a process, which the SDK check has none of.
   return [options, top_level_root, top_level, &app] {
     if (top_level->count() > 0) {
-      const int refused = refuse_options_except(app, {"--sdk", "--format", "--output"}, "--sdk",
-                                                "the SDK check reads the cuDNN folder only (--format, -o)");
+      const int refused =
+          refuse_options_except(app, {"--sdk", "--format", "--output", "--sysroot", "--map"}, "--sdk",
+                                "the SDK check reads the cuDNN folder only (--format, -o, --sysroot, --map)");
       if (refused != kExitOk) return refused;
       options->root = *top_level_root;
       const CLI::Option* format = app.get_option("--format");
@@ -226,6 +257,10 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0) {
       }
       const CLI::Option* output = app.get_option("--output");
       if (output->count() > 0) options->output = output->as<std::string>();
+      const CLI::Option* sysroot = app.get_option("--sysroot");
+      if (sysroot->count() > 0) options->sysroot = sysroot->as<std::string>();
+      const CLI::Option* maps = app.get_option("--map");
+      if (maps->count() > 0) options->maps = maps->as<std::vector<std::string>>();
     }
     return run_sdk(*options);
   };

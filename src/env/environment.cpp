@@ -364,6 +364,26 @@ void use_system_api_sets(Environment& environment, FileSystem& files) {
   }
 }
 
+Result<std::vector<Environment::FolderMap>> folder_maps(const std::vector<std::string>& texts, FileSystem& files) {
+  std::vector<Environment::FolderMap> maps;
+  for (const std::string& text : texts) {
+    // HOSTDIR=C:\\x: the first '=' that a drive letter follows (a host folder may hold '=' itself).
+    std::size_t at = text.find('=');
+    while (at != std::string::npos && !is_windows_absolute(std::string_view(text).substr(at + 1)))
+      at = text.find('=', at + 1);
+    if (at == std::string::npos || at == 0)
+      return Error{
+          fmt::format("--map {}: expected HOSTDIR=WINDOWSDIR, e.g. --map /mnt/copy/cudnn=C:\\tools\\cudnn", text)};
+    Environment::FolderMap map{absolute_path(text.substr(0, at)), text.substr(at + 1)};
+    if (!files.folder_exists(map.host)) return Error{fmt::format("--map {}: no such folder {}", text, map.host)};
+    std::replace(map.windows.begin(), map.windows.end(), '/', '\\');
+    while (map.windows.size() > 3 && map.windows.back() == '\\') map.windows.pop_back();
+    map.windows[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(map.windows[0])));
+    maps.push_back(std::move(map));
+  }
+  return maps;
+}
+
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files) {
   Environment environment;
   if (flags.sysroot) {
@@ -402,21 +422,9 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
         "C:\\Windows\\System32; the MSVC runtime, CUDA, cuDNN and driver DLLs are never assumed");
   }
 
-  for (const std::string& text : flags.maps) {
-    // HOSTDIR=C:\\x: the first '=' that a drive letter follows (a host folder may hold '=' itself).
-    std::size_t at = text.find('=');
-    while (at != std::string::npos && !is_windows_absolute(std::string_view(text).substr(at + 1)))
-      at = text.find('=', at + 1);
-    if (at == std::string::npos || at == 0)
-      return Error{
-          fmt::format("--map {}: expected HOSTDIR=WINDOWSDIR, e.g. --map /mnt/copy/cudnn=C:\\tools\\cudnn", text)};
-    Environment::FolderMap map{absolute_path(text.substr(0, at)), text.substr(at + 1)};
-    if (!files.folder_exists(map.host)) return Error{fmt::format("--map {}: no such folder {}", text, map.host)};
-    std::replace(map.windows.begin(), map.windows.end(), '/', '\\');
-    while (map.windows.size() > 3 && map.windows.back() == '\\') map.windows.pop_back();
-    map.windows[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(map.windows[0])));
-    environment.maps.push_back(std::move(map));
-  }
+  auto maps = folder_maps(flags.maps, files);
+  if (!maps) return maps.error();
+  environment.maps = std::move(maps).value();
 
   if (flags.cwd) {
     environment.cwd = resolve_folder(environment, *flags.cwd, files);

@@ -150,6 +150,10 @@ Result<Environment> environment_from_snapshot(const std::string& json_text, cons
     if (!files.folder_exists(root)) return Error{fmt::format("--sysroot {}: no such folder", *flags.sysroot)};
     environment.sysroot = root;
   }
+  // Before any folder is resolved: a mapped copy of a folder the snapshot names is where its files are here.
+  auto maps = folder_maps(flags.maps, files);
+  if (!maps) return maps.error();
+  environment.maps = std::move(maps).value();
   environment.system32 = resolve_folder(environment, folder_text("system32", "C:\\Windows\\System32"), files);
   environment.syswow64 = resolve_folder(environment, folder_text("syswow64", "C:\\Windows\\SysWOW64"), files);
   environment.system16 = resolve_folder(environment, folder_text("system16", "C:\\Windows\\System"), files);

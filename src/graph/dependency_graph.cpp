@@ -577,8 +577,10 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
           fmt::format("{} cannot be loaded: {}", module.name, module.resolution.candidates.front().problem);
     } else {
       outcome.error = 193;
-      outcome.reason = fmt::format("{} at {} cannot be loaded into this process (needed by {})", module.name,
-                                   module.resolution.path.value_or("?"), cause.needed_by);
+      // The path a Windows user reads (--sysroot, --map), as everywhere in the verdict.
+      outcome.reason =
+          fmt::format("{} at {} cannot be loaded into this process (needed by {})", module.name,
+                      module.resolution.windows_path.value_or(module.resolution.path.value_or("?")), cause.needed_by);
     }
   } else if (!missing_exports.empty()) {
     const Module& module = closure_.modules[missing_exports.front().first];

@@ -20,9 +20,11 @@ std::string shown(const std::vector<std::string>& values) {
 
 }  // namespace
 
-std::string powershell_list(const std::vector<std::string>& values) {
+std::string powershell_list(const std::vector<std::string>& values, const rules::CommandPaths& paths,
+                            std::vector<rules::Placeholder>* used) {
   std::string out;
-  for (const std::string& value : values) out += (out.empty() ? "" : ", ") + powershell_literal(value);
+  for (const std::string& value : values)
+    out += (out.empty() ? "" : ", ") + powershell_literal(paths.in_command(value, used));
   return out;
 }
 
@@ -35,17 +37,20 @@ std::string scope_name(const std::string& scope) {
   return scope == "machine" ? "Machine" : scope == "process" ? "Process" : "User";
 }
 
-std::vector<std::string> step_commands(const Step& step) {
+std::vector<std::string> step_commands(const Step& step, const rules::CommandPaths& paths,
+                                       std::vector<rules::Placeholder>* used) {
   const rules::FixStep& c = step.change;
   std::vector<std::string> out;
+  auto literal = [&](const std::string& value) { return powershell_literal(paths.in_command(value, used)); };
+  auto list = [&](const std::vector<std::string>& values) { return powershell_list(values, paths, used); };
   const std::string scope = c.value("scope").empty() ? "user" : c.value("scope");
   if (c.kind == "rename") {
     for (const std::string& path : c.values("path"))
-      out.push_back(fmt::format("Rename-Item -LiteralPath {} -NewName {}", powershell_literal(path),
+      out.push_back(fmt::format("Rename-Item -LiteralPath {} -NewName {}", literal(path),
                                 powershell_literal(base_name(path) + ".bak")));
   } else if (c.kind == "copy") {
-    out.push_back(fmt::format("Copy-Item -LiteralPath {} -Destination {}", powershell_list(c.values("from")),
-                              powershell_literal(c.value("to"))));
+    out.push_back(
+        fmt::format("Copy-Item -LiteralPath {} -Destination {}", list(c.values("from")), literal(c.value("to"))));
   } else if (c.kind == "install") {
     // `command` is PowerShell the rules wrote (a family's install line); `what` is prose.
     if (!c.value("command").empty()) {
@@ -56,21 +61,21 @@ std::vector<std::string> step_commands(const Step& step) {
     std::vector<std::string> expected;
     for (const std::string& name : c.values("names")) expected.push_back(file_in_folder(c.value("to"), name));
     out.push_back("# then check: True for each");
-    out.push_back(fmt::format("Test-Path -LiteralPath {}", powershell_list(expected)));
+    out.push_back(fmt::format("Test-Path -LiteralPath {}", list(expected)));
   } else if (c.kind == "path_add") {
     const bool first = c.value("position") != "last";
     for (const std::string& entry : c.values("entry")) {
-      const std::string literal = powershell_literal(entry);
-      out.push_back(first ? fmt::format("$env:Path = {} + ';' + $env:Path   # this terminal", literal)
-                          : fmt::format("$env:Path = $env:Path + ';' + {}   # this terminal", literal));
+      const std::string quoted = literal(entry);
+      out.push_back(first ? fmt::format("$env:Path = {} + ';' + $env:Path   # this terminal", quoted)
+                          : fmt::format("$env:Path = $env:Path + ';' + {}   # this terminal", quoted));
       if (scope == "process") continue;
       const std::string stored = fmt::format("[Environment]::GetEnvironmentVariable('Path', '{}')", scope_name(scope));
       out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', {}, '{}')   # new terminals{}",
-                                first ? literal + " + ';' + " + stored : stored + " + ';' + " + literal,
+                                first ? quoted + " + ';' + " + stored : stored + " + ';' + " + quoted,
                                 scope_name(scope), scope == "machine" ? ", as administrator" : ""));
     }
   } else if (c.kind == "path_remove") {
-    const std::string entries = powershell_list(c.values("entry"));
+    const std::string entries = list(c.values("entry"));
     out.push_back(fmt::format("$env:Path = ($env:Path -split ';' | Where-Object {{ @({}) -notcontains $_ }}) -join ';'",
                               entries));
     if (scope != "process") {
@@ -79,7 +84,7 @@ std::vector<std::string> step_commands(const Step& step) {
       out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', $p, '{}')", scope_name(scope)));
     }
   } else if (c.kind == "unblock") {
-    out.push_back(fmt::format("Unblock-File -LiteralPath {}", powershell_list(c.values("path"))));
+    out.push_back(fmt::format("Unblock-File -LiteralPath {}", list(c.values("path"))));
   } else if (c.kind == "new_terminal") {
     out.push_back("# close this terminal (and restart the IDE), then open a new one");
   } else {

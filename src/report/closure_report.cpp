@@ -581,7 +581,14 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
   const graph::Closure& closure = *input.closure;
   const std::string line = verdict_line(input);
   const bool bad = line.rfind("FAILS", 0) == 0 || line.rfind("BROKEN", 0) == 0;
-  const std::string wrapped = wrap(line, kTextWidth, "  ");
+  // A verdict names files ("C:\Program Files\...\x.dll is ..."): a path is never broken across lines.
+  std::vector<std::string> whole{closure.outcome.request};
+  for (const graph::Module& module : closure.modules) {
+    whole.push_back(module.name);
+    if (module.resolution.path) whole.push_back(*module.resolution.path);
+    if (module.resolution.windows_path) whole.push_back(*module.resolution.windows_path);
+  }
+  const std::string wrapped = wrap(line, kTextWidth, "  ", whole);
   out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
   out += "\n\n";
   append_stack_text(out, stack_for(input));

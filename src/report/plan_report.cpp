@@ -11,7 +11,7 @@ namespace dlldoctor::report {
 
 namespace {
 
-Json step_json(const plan::Step& step, bool checked) {
+Json step_json(const plan::Step& step, bool checked, const rules::CommandPaths& paths) {
   Json out = {{"kind", step.change.kind}};
   for (const auto& [field, values] : step.change.fields) {
     // Lists are lists (files, DLL names, PATH entries); the other fields are one value.
@@ -25,7 +25,7 @@ Json step_json(const plan::Step& step, bool checked) {
   }
   out["mends"] = step.mends;
   out["summary"] = plan::step_summary(step);
-  out["commands"] = plan::step_commands(step);
+  out["commands"] = plan::step_commands(step, paths);
   return out;
 }
 
@@ -44,19 +44,30 @@ std::string remaining_label(const rules::Finding& finding) {
   return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
 }
 
+// The placeholders the steps' commands write, each once, in order.
+std::vector<rules::Placeholder> placeholders_of(const plan::Plan& plan) {
+  std::vector<rules::Placeholder> used;
+  for (const plan::Step& step : plan.steps) plan::step_commands(step, plan.paths, &used);
+  return rules::first_uses(used);
+}
+
 }  // namespace
 
 Json plan_to_json(const plan::Plan& plan) {
   Json steps = Json::array();
-  for (const plan::Step& step : plan.steps) steps.push_back(step_json(step, true));
+  for (const plan::Step& step : plan.steps) steps.push_back(step_json(step, true, plan.paths));
   Json by_hand = Json::array();
-  for (const plan::Step& step : plan.by_hand) by_hand.push_back(step_json(step, false));
+  for (const plan::Step& step : plan.by_hand) by_hand.push_back(step_json(step, false, plan.paths));
+  Json placeholders = Json::array();
+  for (const rules::Placeholder& placeholder : placeholders_of(plan))
+    placeholders.push_back({{"name", placeholder.name}, {"host", placeholder.host}});
   Json remaining = Json::array();
   for (const rules::Finding& finding : plan.remaining)
     remaining.push_back({{"id", finding.id}, {"module", finding.module}, {"message", finding.message}});
-  return Json{{"verified", plan.verified}, {"predicted", plan.predicted},   {"headline", headline(plan)},
-              {"steps", std::move(steps)}, {"by_hand", std::move(by_hand)}, {"remaining", std::move(remaining)},
-              {"trials", plan.trials}};
+  return Json{{"verified", plan.verified},     {"predicted", plan.predicted},
+              {"headline", headline(plan)},    {"steps", std::move(steps)},
+              {"by_hand", std::move(by_hand)}, {"remaining", std::move(remaining)},
+              {"trials", plan.trials},         {"placeholders", std::move(placeholders)}};
 }
 
 void append_plan_text(std::string& out, const plan::Plan& plan) {
@@ -64,8 +75,9 @@ void append_plan_text(std::string& out, const plan::Plan& plan) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const plan::Step& step = plan.steps[i];
     out += "  " + wrap(fmt::format("{}. {}", i + 1, plan::step_summary(step)), kTextWidth - 2, "     ") + "\n";
-    for (const std::string& command : plan::step_commands(step)) out += fix_text(command);
+    for (const std::string& command : plan::step_commands(step, plan.paths)) out += fix_text(command);
   }
+  for (const std::string& line : rules::placeholder_comments(placeholders_of(plan))) out += fix_text(line);
   for (const plan::Step& step : plan.by_hand)
     out += "  " + wrap("by hand: " + plan::step_summary(step), kTextWidth - 2, "     ") + "\n";
   if (!plan.verified && !plan.remaining.empty()) {
@@ -81,9 +93,13 @@ void append_plan_markdown(std::string& out, const plan::Plan& plan) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const plan::Step& step = plan.steps[i];
     out += fmt::format("{}. {}\n\n   ```powershell\n", i + 1, markdown_cell(plan::step_summary(step)));
-    for (const std::string& command : plan::step_commands(step)) out += "   " + command + "\n";
+    for (const std::string& command : plan::step_commands(step, plan.paths)) out += "   " + command + "\n";
     out += "   ```\n\n";
   }
+  for (const rules::Placeholder& placeholder : placeholders_of(plan))
+    out += "- " + markdown_cell(markdown_code(escape_bytes(placeholder.name, Escape::Controls))) + " is " +
+           markdown_cell(markdown_code(escape_bytes(placeholder.host, Escape::Controls))) +
+           " here; `--map HOSTDIR=WINDOWSDIR` names its Windows folder\n";
   for (const plan::Step& step : plan.by_hand) out += "- by hand: " + markdown_cell(plan::step_summary(step)) + "\n";
   if (!plan.verified && !plan.remaining.empty()) {
     out += "\nStill predicted after them:";

@@ -31,11 +31,25 @@ std::string line_with_path(const std::string& head, const std::string& path, con
   return head + tail + '\n' + path_indent + path + '\n';
 }
 
-std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent,
+                 const std::vector<std::string>& whole) {
+  // The spaces inside an occurrence of a `whole` piece are not places to break.
+  std::vector<bool> kept(text.size(), false);
+  for (const std::string& piece : whole) {
+    if (piece.find(' ') == std::string::npos) continue;
+    for (std::size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1))
+      std::fill(kept.begin() + static_cast<std::ptrdiff_t>(at),
+                kept.begin() + static_cast<std::ptrdiff_t>(at + piece.size()), true);
+  }
+  auto next_break = [&](std::size_t from) {
+    std::size_t at = text.find(' ', from);
+    while (at != std::string::npos && kept[at]) at = text.find(' ', at + 1);
+    return at;
+  };
   std::string out, line;
   std::size_t start = 0;
   while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
+    std::size_t end = next_break(start);
     if (end == std::string::npos) end = text.size();
     const std::string word = text.substr(start, end - start);
     start = end + 1;

@@ -26,6 +26,12 @@ Value Value::code(std::string powershell) {
   return value;
 }
 
+Value Value::python_path(const std::string& path) {
+  Value value = code(python_literal(path));
+  value.python_path_ = path;
+  return value;
+}
+
 std::string Value::shown() const {
   std::string out;
   for (const std::string& item : items_) {
@@ -35,18 +41,20 @@ std::string Value::shown() const {
   return out;
 }
 
-std::string Value::in_command() const {
+std::string Value::in_command(const CommandPaths& paths, std::vector<Placeholder>* used) const {
+  if (python_path_) return python_literal(paths.in_command(*python_path_, used));
   if (code_) return items_.front();
   std::string out;
   for (const std::string& item : items_) {
     if (!out.empty()) out += ", ";
-    out += powershell_literal(item);
+    out += powershell_literal(paths.in_command(item, used));
   }
   // An empty list is no argument at all; PowerShell's @() says so.
   return list_ && items_.empty() ? "@()" : out;
 }
 
-std::string FindingSink::fill(const std::string& text, const Vars& vars, const std::string& where, bool command) {
+std::string FindingSink::fill(const std::string& text, const Vars& vars, const std::string& where, bool command,
+                              std::vector<Placeholder>* used) {
   std::string out;
   for (const TemplatePiece& piece : parse_fix_template(text)) {
     if (!piece.placeholder) {
@@ -58,7 +66,7 @@ std::string FindingSink::fill(const std::string& text, const Vars& vars, const s
       output_.problems.push_back(fmt::format("{}: no value for {{{}}}", where, piece.text));
       out += "{" + piece.text + "}";
     } else if (command && piece.context == TemplateContext::Code) {
-      out += value->second.in_command();
+      out += value->second.in_command(paths_, used);
     } else {
       // read_rules rejects a placeholder inside the template's own quotes, so Quoted is never met here.
       out += value->second.shown();
@@ -136,7 +144,9 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   finding.severity = severity.value_or(rule->severity);
   finding.module = module;
   finding.message = fill(message->second, vars, where, false);
-  for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where, true));
+  std::vector<Placeholder> placeholders;
+  for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where, true, &placeholders));
+  for (std::string& line : placeholder_comments(placeholders)) finding.fix.push_back(std::move(line));
   if (auto steps = pick(rule->steps); steps != rule->steps.end()) {
     for (const FindingRule::StepTemplate& step : steps->second) finding.steps.push_back(fill_step(step, vars, where));
   }
@@ -245,7 +255,7 @@ const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Mod
 }
 
 RuleOutput run_rules(const RuleInput& input) {
-  FindingSink sink(input.rules);
+  FindingSink sink(input.rules, CommandPaths::of(input.environment, input.closure));
   detect_missing_dlls(input, sink);
   detect_unloadable(input, sink);
   detect_missing_exports(input, sink);

@@ -146,10 +146,14 @@ bool is_cudnn_dll(std::string_view name) {
 class SdkChecker {
  public:
   SdkChecker(const std::string& root, env::FileSystem& files, const SdkCheckOptions& options, const RuleData& rules)
-      : files_(files), options_(options), windows_(is_windows_path(root)), sink_(rules) {
+      : files_(files),
+        options_(options),
+        windows_(is_windows_path(root)),
+        // Settings are pasted into other programs that run elsewhere: "." would not mean this folder there.
+        root_(strip_trailing_separators(from_fs_path(fs::absolute(to_fs_path(root)).lexically_normal()))),
+        sink_(rules, CommandPaths("", {root_})) {
     report_.root = root;
-    // Settings are pasted into other programs that run elsewhere: "." would not mean this folder there.
-    root_ = strip_trailing_separators(from_fs_path(fs::absolute(to_fs_path(root)).lexically_normal()));
+    if (options_.windows_path) report_.root = options_.windows_path(root_).value_or(root);
   }
 
   SdkReport run() {
@@ -169,8 +173,12 @@ class SdkChecker {
   }
 
  private:
-  // Paths are kept as the host spells them for lookups and shown with backslashes for a Windows root.
+  // Paths are kept as the host spells them for lookups and shown as Windows paths: mapped through
+  // --sysroot or --map when the caller knows how, else with backslashes for a Windows root.
   std::string shown(std::string path) const {
+    if (options_.windows_path) {
+      if (auto windows = options_.windows_path(path)) return *windows;
+    }
     if (windows_) std::replace(path.begin(), path.end(), '/', '\\');
     return path;
   }
@@ -490,9 +498,9 @@ class SdkChecker {
   env::FileSystem& files_;
   const SdkCheckOptions& options_;
   const bool windows_;
+  std::string root_;
   FindingSink sink_;
   SdkReport report_;
-  std::string root_;
   std::string sdk_root_;
   std::string include_dir_;
   std::string library_dir_;

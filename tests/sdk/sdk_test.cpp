@@ -161,7 +161,12 @@ TEST_CASE("a healthy zip root: no errors or warnings, the settings to use, exit 
   CHECK(settings["evidence"]["additional_dependencies"] == "cudnn.lib");
   const auto& fix = settings["fix"];
   REQUIRE(fix.size() >= 4);
-  CHECK(contains(fix[0].get<std::string>(), "('-DCUDNN_ROOT=' + '" + root.string() + "')"));
+  // A folder of this machine with no Windows path (no --sysroot, no --map) is a placeholder in a command,
+  // and a comment says which folder it stands for.
+  CHECK(contains(fix[0].get<std::string>(), "('-DCUDNN_ROOT=' + '<...\\sdk-trees\\healthy>')"));
+  CHECK(!contains(fix[0].get<std::string>(), root.string()));
+  CHECK(fix.back() ==
+        "# <...\\sdk-trees\\healthy> is " + root.string() + " here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
   CHECK(contains(fix[0].get<std::string>(), "-DCUDNN_LIBRARY="));
   CHECK(contains(fix[1].get<std::string>(), "Include Directories: " + (root / "include").string()));
   CHECK(contains(fix[3].get<std::string>(), "Additional Dependencies: cudnn.lib"));
@@ -213,7 +218,12 @@ TEST_CASE("cudnn.lib missing from lib/x64 is LNK1181; a stray copy elsewhere is 
   CHECK(f["evidence"]["library"] == (root / "lib" / "x64" / "cudnn.lib").string());
   CHECK(f["evidence"]["found_elsewhere"] == (root / "lib" / "cudnn.lib").string());
   CHECK(contains(f["message"].get<std::string>(), "LNK1181"));
-  CHECK(contains(f["fix"].back().get<std::string>(), "Copy-Item -Path '" + (root / "lib" / "cudnn.lib").string()));
+  const auto& fix = f["fix"];
+  REQUIRE(fix.size() >= 2);
+  CHECK(contains(fix[fix.size() - 2].get<std::string>(),
+                 "Copy-Item -Path '<...\\sdk-trees\\lib-missing>\\lib\\cudnn.lib'"));
+  CHECK(fix.back() == "# <...\\sdk-trees\\lib-missing> is " + root.string() +
+                          " here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
   CHECK(run.report["import_library"].is_null());
 }
 
@@ -356,4 +366,43 @@ TEST_CASE("a cudnn.lib that is not an import library: garbage, or an archive wit
   f = finding(run.report, "sdk-import-library-unreadable");
   CHECK_MESSAGE(contains(f["message"].get<std::string>(), "is not an import library (no import members)"), f.dump(2));
   CHECK(f["evidence"].count("error") == 0);
+}
+
+TEST_CASE("--sysroot: a C:\\ root on a mounted Windows drive, and settings with its Windows paths; --map likewise") {
+  const fs::path drive = kWork / "drive";
+  fs::remove_all(drive);
+  fs::create_directories(drive / "Windows" / "System32");
+  fs::create_directories(drive / "tools");
+  fs::copy(kSdk, drive / "tools" / "cudnn", fs::copy_options::recursive);
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"C:\\tools\\cudnn", "--sysroot", drive.string()},
+           {(drive / "tools" / "cudnn").string(), "--map", (drive / "tools").string() + "=C:\\tools"}}) {
+    CAPTURE(extra[1]);
+    const auto result = run_process({kDlldoctor, "sdk", extra[0], extra[1], extra[2], "--format", "json"});
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    const json report = json::parse(result.out);
+    CHECK(report["root"] == "C:\\tools\\cudnn");
+    CHECK(report["include_dir"] == "C:\\tools\\cudnn\\include");
+    const json settings = finding(report, "sdk-settings");
+    CHECK(settings["evidence"]["cudnn_root"] == "C:\\tools\\cudnn");
+    CHECK(settings["evidence"]["library"] == "C:\\tools\\cudnn\\lib\\x64\\cudnn.lib");
+    CHECK(contains(settings["fix"][0].get<std::string>(), "('-DCUDNN_ROOT=' + 'C:\\tools\\cudnn')"));
+    CHECK(result.out.find(drive.string()) == std::string::npos);
+    const auto text = run_process({kDlldoctor, "sdk", extra[0], extra[1], extra[2]});
+    CHECK(text.out.rfind("cuDNN SDK in C:\\tools\\cudnn: usable, cuDNN 9.1.0", 0) == 0);
+  }
+  // The top-level spelling takes them too.
+  const auto top =
+      run_process({kDlldoctor, "--sdk", "C:\\tools\\cudnn", "--sysroot", drive.string(), "--format", "json"});
+  CHECK(top.exit_code == 0);
+  CHECK(json::parse(top.out)["root"] == "C:\\tools\\cudnn");
+  // A C:\ root the sysroot does not hold, and a sysroot that is not a Windows drive, exit 2.
+  const auto missing = run_process({kDlldoctor, "sdk", "C:\\tools\\nothing", "--sysroot", drive.string()});
+  CHECK(missing.exit_code == 2);
+  CHECK(contains(missing.err, "no such folder"));
+  const auto not_windows =
+      run_process({kDlldoctor, "sdk", "C:\\tools\\cudnn", "--sysroot", (drive / "tools").string()});
+  CHECK(not_windows.exit_code == 2);
+  CHECK(contains(not_windows.err, "System32"));
 }

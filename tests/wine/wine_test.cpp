@@ -174,6 +174,9 @@ constexpr NotRun kNotRun[] = {
     {"known_dlls_flag",
      "--known-dlls sets the KnownDLLs list; Wine's KnownDLLs are its builtins and cannot be set per run "
      "(DOMAIN.md §7)"},
+    {"env_snapshot_path_through_map",
+     "--env replays the PATH of another machine, found here through --map; under Wine the process gets the "
+     "test's own PATH"},
     {"known_dlls_snapshot_names_without_extension",
      "--env replays a snapshot's KnownDLLs list; Wine's KnownDLLs are its builtins and cannot be set per run "
      "(DOMAIN.md §7)"},

@@ -104,6 +104,9 @@ struct EnvironmentFlags {
 
 Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSystem& files);
 
+// --map HOSTDIR=WINDOWSDIR texts, read for any environment (flags or a snapshot): an Error names the bad one.
+Result<std::vector<Environment::FolderMap>> folder_maps(const std::vector<std::string>& texts, FileSystem& files);
+
 #ifdef _WIN32
 // This Windows process's own environment (src/env/live_windows.cpp, the one place that asks Windows):
 // PATH, current folder, system folders, SafeDllSearchMode, KnownDLLs, the registry's machine and user

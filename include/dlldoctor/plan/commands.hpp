@@ -5,13 +5,17 @@
 #include <vector>
 
 #include "dlldoctor/plan/planner.hpp"
+#include "dlldoctor/rules/command_paths.hpp"
 
 namespace dlldoctor::plan {
 
-std::vector<std::string> step_commands(const Step& step);
+// A host path with no Windows path goes in as its placeholder (rules/command_paths.hpp), added to `used`.
+std::vector<std::string> step_commands(const Step& step, const rules::CommandPaths& paths,
+                                       std::vector<rules::Placeholder>* used = nullptr);
 
-// 'a', 'b': each value a PowerShell single-quoted literal.
-std::string powershell_list(const std::vector<std::string>& values);
+// 'a', 'b': each value a PowerShell single-quoted literal, a host path with no Windows path a placeholder.
+std::string powershell_list(const std::vector<std::string>& values, const rules::CommandPaths& paths = {},
+                            std::vector<rules::Placeholder>* used = nullptr);
 // A file in a folder, spelled with the folder's own separator (a Windows path, or a host path).
 std::string file_in_folder(const std::string& folder, const std::string& name);
 // A plan's scope as PowerShell's [EnvironmentVariableTarget] names it: Process, User or Machine.

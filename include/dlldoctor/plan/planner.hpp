@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dlldoctor/pipeline/diagnose.hpp"
+#include "dlldoctor/rules/command_paths.hpp"
 #include "dlldoctor/rules/finding.hpp"
 
 namespace dlldoctor::plan {
@@ -28,6 +29,7 @@ struct Plan {
   std::string predicted;                  // the verdict after the steps: "HEALTHY", "WARNINGS", "BROKEN", "FAILS"
   std::vector<rules::Finding> remaining;  // errors and warnings still predicted after the steps
   std::size_t trials = 0;                 // diagnoses run to find the plan
+  rules::CommandPaths paths;              // how the commands write host paths with no Windows path
 };
 
 struct PlanInput {

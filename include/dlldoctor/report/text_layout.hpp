@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dlldoctor::report {
 
@@ -22,8 +23,10 @@ inline std::size_t columns(std::string_view text) {
 }
 
 // Words (split at spaces) to lines of at most `width` columns, joined by newlines, every line after the
-// first starting with `indent`. A word longer than a line (a path, a command) stays whole on its own.
-std::string wrap(const std::string& text, std::size_t width, const std::string& indent);
+// first starting with `indent`. A word longer than a line (a path, a command) stays whole on its own, and
+// so does every occurrence of a `whole` piece (a path with spaces: "C:\Program Files\...").
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent,
+                 const std::vector<std::string>& whole = {});
 
 // A line "head path tail" with its newline. When it would pass kTextWidth columns, the path moves to a
 // line of its own below, after `path_indent`, so that names, versions and steps stay readable.

@@ -12,6 +12,7 @@
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/rules/command_paths.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 
@@ -71,11 +72,15 @@ class Value {
   Value(const char* text) : items_{text} {}             // NOLINT(google-explicit-constructor)
   static Value list(std::vector<std::string> items);
   static Value code(std::string powershell);
+  // A folder as a Python string literal (os.add_dll_directory): code, and in a fix line a host path with
+  // no Windows path becomes its placeholder, as in PowerShell.
+  static Value python_path(const std::string& path);
 
   // For a message or a comment: the items joined with ", ", control characters as \xNN.
   std::string shown() const;
-  // For a command: the literal(s), or the code.
-  std::string in_command() const;
+  // For a command: the literal(s), a host path with no Windows path as a placeholder (command_paths.hpp),
+  // or the code.
+  std::string in_command(const CommandPaths& paths, std::vector<Placeholder>* used) const;
   // The text as it came, for a detector that combines values.
   const std::vector<std::string>& items() const { return items_; }
   bool is_code() const { return code_; }
@@ -84,6 +89,7 @@ class Value {
   std::vector<std::string> items_;
   bool list_ = false;
   bool code_ = false;
+  std::optional<std::string> python_path_;
 };
 
 using Vars = std::map<std::string, Value>;
@@ -91,7 +97,7 @@ using Vars = std::map<std::string, Value>;
 // Collects findings, filling the templates of rules/findings.toml.
 class FindingSink {
  public:
-  explicit FindingSink(const RuleData& rules) : rules_(rules) {}
+  explicit FindingSink(const RuleData& rules, CommandPaths paths = {}) : rules_(rules), paths_(std::move(paths)) {}
 
   void emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
             nlohmann::ordered_json evidence, std::optional<Severity> severity = std::nullopt);
@@ -100,10 +106,13 @@ class FindingSink {
 
  private:
   // A message (every value shown) or a fix line (values placed by where they stand, fix_template.hpp).
-  std::string fill(const std::string& text, const Vars& vars, const std::string& where, bool command);
+  // `used` gets the placeholders a fix line writes.
+  std::string fill(const std::string& text, const Vars& vars, const std::string& where, bool command,
+                   std::vector<Placeholder>* used = nullptr);
   FixStep fill_step(const FindingRule::StepTemplate& step, const Vars& vars, const std::string& where);
 
   const RuleData& rules_;
+  CommandPaths paths_;
   RuleOutput output_;
 };
 

@@ -6,6 +6,7 @@
 // Its input is a folder the user names on the command line, not an Environment; it looks through the
 // same case-insensitive FileSystem as the resolver, so a fake or a fixture tree drives it in tests.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,10 +55,12 @@ struct SdkImportLibrary {
 
 struct SdkCheckOptions {
   std::uint16_t target_machine = pe::machine::kAmd64;  // the platform of the project being built
+  // The Windows path of a host path (--sysroot, --map): settings are pasted into a build on that machine.
+  std::function<std::optional<std::string>(const std::string&)> windows_path;
 };
 
 struct SdkReport {
-  std::string root;  // as given
+  std::string root;  // as given, or its Windows path when the options know it
   SdkLayout layout = SdkLayout::Unknown;
   std::string cuda_folder;  // installer layout only: the <cuda> folder used ("12.4")
   // Where the parts are, or belong when missing. Spelled with backslashes when the root is a Windows path.

@@ -45,7 +45,7 @@ bool python_path_only(Context& c) {
         c.evidence["path_copy"] = detail::copy_json(copy);
         Vars vars = {{"dll", c.module.name},
                      {"folder", detail::shown(entry.folder)},
-                     {"folder_python", Value::code(python_literal(detail::shown(entry.folder)))}};
+                     {"folder_python", Value::python_path(detail::shown(entry.folder))}};
         // A packaged app (a Store Python) never searches PATH, whatever the flags: the fix is a folder the
         // load does search, the loading DLL's own one when the flags include it.
         const bool packaged = !c.input.request.settings.inherited_path_searched;
@@ -230,7 +230,7 @@ bool in_pip_wheel(Context& c) {
               {{"dll", c.module.name},
                {"copy", detail::shown(**wheel)},
                {"folder", folder},
-               {"folder_python", Value::code(python_literal(folder))},
+               {"folder_python", Value::python_path(folder)},
                {"needed_by", detail::first_needed_by(c.module)}},
               c.evidence, c.severity);
   return true;

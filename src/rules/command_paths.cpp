@@ -1,0 +1,141 @@
+#include "dlldoctor/rules/command_paths.hpp"
+
+#include <algorithm>
+
+#include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/core/utf8.hpp"
+
+namespace dlldoctor::rules {
+
+namespace {
+
+bool is_host_only(const std::string& path) { return !path.empty() && path.front() == '/'; }
+
+std::vector<std::string> parts_of(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end > start) parts.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::string tail(const std::vector<std::string>& parts, std::size_t count) {
+  std::string out;
+  for (std::size_t i = parts.size() - count; i < parts.size(); ++i) out += "\\" + parts[i];
+  return out;
+}
+
+// "<base>" + the rest of `path` under `folder`, with Windows separators.
+std::string under(const std::string& name, const std::string& folder, const std::string& path) {
+  std::string rest = path.substr(folder.size());
+  std::replace(rest.begin(), rest.end(), '/', '\\');
+  return name + rest;
+}
+
+bool holds(const std::string& folder, const std::string& path) {
+  return path == folder || (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+                            (path[folder.size()] == '/' || folder == "/"));
+}
+
+// A value with an extension names a file; anything else (a PATH entry, a copy's target) a folder.
+bool names_file(const std::string& path) {
+  const std::string name = base_name(path);
+  const auto dot = name.rfind('.');
+  return dot != std::string::npos && dot > 0 && name.size() - dot <= 5;
+}
+
+}  // namespace
+
+CommandPaths::CommandPaths(const std::string& program, std::vector<std::string> folders) {
+  if (is_host_only(program)) {
+    program_folder_ = folder_of(program);
+    program_name_ = base_name(program);
+  }
+  std::sort(folders.begin(), folders.end());
+  folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+  for (const std::string& folder : folders) {
+    if (!is_host_only(folder) || (!program_folder_.empty() && holds(program_folder_, folder))) continue;
+    folders_.push_back({folder, ""});
+  }
+  // Every name at once, so that each is the shortest tail no other folder of the run shares.
+  for (Named& named : folders_) named.name = name_for(named.host);
+}
+
+std::string CommandPaths::name_for(const std::string& folder) const {
+  const std::vector<std::string> parts = parts_of(folder);
+  if (parts.empty()) return "<\\>";
+  std::size_t count = std::min<std::size_t>(2, parts.size());
+  for (; count < parts.size(); ++count) {
+    const bool shared = std::any_of(folders_.begin(), folders_.end(), [&](const Named& other) {
+      if (other.host == folder) return false;
+      const std::vector<std::string> other_parts = parts_of(other.host);
+      return other_parts.size() >= count && tail(other_parts, count) == tail(parts, count);
+    });
+    if (!shared) break;
+  }
+  return "<..." + tail(parts, count) + ">";
+}
+
+CommandPaths CommandPaths::of(const env::Environment& environment, const graph::Closure& closure) {
+  std::vector<std::string> folders{environment.cwd.host};
+  for (const env::PathEntry& entry : environment.path) folders.push_back(entry.folder.host);
+  std::string program;
+  for (const graph::Module& module : closure.modules) {
+    if (module.is_root && module.resolution.path && program.empty()) program = *module.resolution.path;
+    if (module.resolution.path) folders.push_back(folder_of(*module.resolution.path));
+    for (const resolve::Candidate& candidate : module.resolution.candidates)
+      folders.push_back(folder_of(candidate.path));
+  }
+  return CommandPaths(program, std::move(folders));
+}
+
+std::string CommandPaths::in_command(const std::string& text, std::vector<Placeholder>* used) const {
+  // A PATH entry written with quotes ("C:\x" on Windows) keeps them around its placeholder.
+  if (text.size() > 2 && text.front() == '"' && text.back() == '"')
+    return '"' + in_command(text.substr(1, text.size() - 2), used) + '"';
+  if (!is_host_only(text)) return text;
+  std::string folder, name;
+  if (!program_folder_.empty() && holds(program_folder_, text)) {
+    folder = program_folder_;
+    name = "<folder of " + program_name_ + ">";
+  } else {
+    for (const Named& named : folders_) {
+      if (holds(named.host, text) && named.host.size() > folder.size()) {
+        folder = named.host;
+        name = named.name;
+      }
+    }
+    if (folder.empty()) {
+      folder = names_file(text) ? folder_of(text) : text;
+      name = name_for(folder);
+    }
+  }
+  if (used) used->push_back({name, folder});
+  return under(name, folder, text);
+}
+
+std::vector<Placeholder> first_uses(const std::vector<Placeholder>& used) {
+  std::vector<Placeholder> once;
+  for (const Placeholder& placeholder : used) {
+    const bool seen =
+        std::any_of(once.begin(), once.end(), [&](const Placeholder& other) { return other.name == placeholder.name; });
+    if (!seen) once.push_back(placeholder);
+  }
+  return once;
+}
+
+std::vector<std::string> placeholder_comments(const std::vector<Placeholder>& used) {
+  std::vector<std::string> lines;
+  for (const Placeholder& placeholder : first_uses(used)) {
+    lines.push_back("# " + escape_bytes(placeholder.name, Escape::Controls) + " is " +
+                    escape_bytes(placeholder.host, Escape::Controls) +
+                    " here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
+  }
+  return lines;
+}
+
+}  // namespace dlldoctor::rules

@@ -1,0 +1,58 @@
+// Host paths with no Windows path in fix commands (rules/command_paths.hpp), and the verdict's wrapping
+// that keeps a path with spaces whole (report/text_layout.hpp).
+#include "dlldoctor/rules/command_paths.hpp"
+
+#include <doctest/doctest.h>
+
+#include "dlldoctor/report/text_layout.hpp"
+
+using dlldoctor::rules::CommandPaths;
+using dlldoctor::rules::Placeholder;
+
+TEST_CASE("a host path is written as its folder's placeholder; a Windows path is left as it is") {
+  const CommandPaths paths("/copy/app/app.exe",
+                           {"/copy/cuda/bin", "/copy/cudnn/bin", "/other/cuda/bin", "/copy/app/sub"});
+  std::vector<Placeholder> used;
+  CHECK(paths.in_command("C:\\tools\\x.dll", &used) == "C:\\tools\\x.dll");
+  CHECK(paths.in_command("cudnn64_9.dll", &used) == "cudnn64_9.dll");
+  CHECK(used.empty());
+  // The program's folder and what is under it are named after the program.
+  CHECK(paths.in_command("/copy/app/cudnn64_9.dll", &used) == "<folder of app.exe>\\cudnn64_9.dll");
+  CHECK(paths.in_command("/copy/app/sub", &used) == "<folder of app.exe>\\sub");
+  // Two cuda\bin folders: each gets the shortest tail no other shares.
+  CHECK(paths.in_command("/copy/cuda/bin/cudnn64_9.dll", &used) == "<...\\copy\\cuda\\bin>\\cudnn64_9.dll");
+  CHECK(paths.in_command("/other/cuda/bin", &used) == "<...\\other\\cuda\\bin>");
+  CHECK(paths.in_command("/copy/cudnn/bin", &used) == "<...\\cudnn\\bin>");
+  CHECK(paths.in_command("\"/copy/cudnn/bin\"") == "\"<...\\cudnn\\bin>\"");  // a quoted PATH entry
+  // A folder the run did not list: a file's folder, or the folder itself.
+  CHECK(paths.in_command("/somewhere/else/x.dll", &used) == "<...\\somewhere\\else>\\x.dll");
+  CHECK(paths.in_command("/somewhere/else/bin", &used) == "<...\\else\\bin>");
+  REQUIRE(used.size() == 7);
+  CHECK(used[0].name == "<folder of app.exe>");
+  CHECK(used[0].host == "/copy/app");
+  CHECK(used[2].host == "/copy/cuda/bin");
+
+  const auto comments = dlldoctor::rules::placeholder_comments(used);
+  REQUIRE(comments.size() == 6);  // the program's folder once
+  CHECK(comments[0] == "# <folder of app.exe> is /copy/app here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
+}
+
+TEST_CASE("a folder name holding a newline stays on the comment's line") {
+  const CommandPaths paths("", {"/copy/a\nb/bin"});
+  std::vector<Placeholder> used;
+  CHECK(paths.in_command("/copy/a\nb/bin/x.dll", &used) == "<...\\a\nb\\bin>\\x.dll");
+  const auto comments = dlldoctor::rules::placeholder_comments(used);
+  REQUIRE(comments.size() == 1);
+  CHECK(comments[0].find('\n') == std::string::npos);
+  CHECK(comments[0].find("a\\x0ab") != std::string::npos);
+}
+
+TEST_CASE("wrap keeps the pieces it is told to keep whole, and breaks at the other spaces") {
+  using dlldoctor::report::wrap;
+  const std::string path = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\\cudnn64_9.dll";
+  const std::string text = "FAILS: cudnn64_9.dll at " + path + " cannot be loaded into this process";
+  const std::string broken = wrap(text, 40, "  ");
+  CHECK(broken.find(path) == std::string::npos);
+  const std::string kept = wrap(text, 40, "  ", {path});
+  CHECK(kept == "FAILS: cudnn64_9.dll at\n  " + path + "\n  cannot be loaded into this process");
+}
