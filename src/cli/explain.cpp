@@ -345,7 +345,8 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
                  "The profile under Users/ whose registry PATH to compare with (default: the only one)")
       ->group(environment);
   app.add_option("--env", options->env_file,
-                 "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot")
+                 "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot "
+                 "and --map")
       ->group(environment);
   app.add_flag("--assume-system-dlls", options->assume_system_dlls,
                "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")

@@ -152,7 +152,7 @@ Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
   }
 
   Plan plan;
-  plan.paths = rules::CommandPaths::of(input.environment, diagnosis.closure);
+  plan.paths = rules::CommandPaths::of(input.environment, diagnosis.closure, diagnosis.inventory);
   plan.steps = best.steps;
   for (Step& step : plan.steps) {
     for (const char* field : {"path", "from"}) {

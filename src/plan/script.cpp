@@ -140,7 +140,10 @@ if ($script:left.Count -gt 0) {
 }
 )ps1";
 
-std::string literals(const std::vector<std::string>& values) { return "@(" + powershell_list(values) + ")"; }
+// fix_script has refused every host path, so no value here needs a placeholder.
+std::string literals(const std::vector<std::string>& values) {
+  return "@(" + powershell_list(values, rules::CommandPaths{}) + ")";
+}
 
 std::string comment(const std::string& text) { return "# " + escape_bytes(text, Escape::Controls); }
 
@@ -162,9 +165,10 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
   // Every path the script acts on must be one the Windows machine knows.
   for (const Step& step : plan.steps) {
     for (const char* field : {"path", "from", "to", "entry"}) {
-      if (step.change.kind == "path_remove" && std::string(field) == "entry") continue;
+      // An entry to take off PATH is matched as written (empty, relative, quoted); only a host path is wrong.
+      const bool as_written = step.change.kind == "path_remove" && std::string(field) == "entry";
       for (const std::string& value : step.change.values(field)) {
-        if (!env::is_windows_absolute(value))
+        if (as_written ? !value.empty() && value.front() == '/' : !env::is_windows_absolute(value))
           return Error{
               fmt::format("--fix-script: the plan names {}, which is not a Windows path; give --sysroot, or --map "
                           "HOSTDIR=WINDOWSDIR for each copied folder, so that the script names the folders the Windows "

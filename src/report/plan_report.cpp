@@ -97,9 +97,10 @@ void append_plan_markdown(std::string& out, const plan::Plan& plan) {
     out += "   ```\n\n";
   }
   for (const rules::Placeholder& placeholder : placeholders_of(plan))
-    out += "- " + markdown_cell(markdown_code(escape_bytes(placeholder.name, Escape::Controls))) + " is " +
-           markdown_cell(markdown_code(escape_bytes(placeholder.host, Escape::Controls))) +
-           " here; `--map HOSTDIR=WINDOWSDIR` names its Windows folder\n";
+    out += "- " + markdown_code(escape_bytes(placeholder.name, Escape::Controls)) + " is " +
+           markdown_code(escape_bytes(placeholder.host, Escape::Controls)) +
+           ": replace it with that folder's Windows path before running the commands, or rerun with "
+           "`--map HOSTDIR=WINDOWSDIR`\n";
   for (const plan::Step& step : plan.by_hand) out += "- by hand: " + markdown_cell(plan::step_summary(step)) + "\n";
   if (!plan.verified && !plan.remaining.empty()) {
     out += "\nStill predicted after them:";

@@ -59,28 +59,28 @@ CommandPaths::CommandPaths(const std::string& program, std::vector<std::string> 
   folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
   for (const std::string& folder : folders) {
     if (!is_host_only(folder) || (!program_folder_.empty() && holds(program_folder_, folder))) continue;
-    folders_.push_back({folder, ""});
+    // "/" (a container's current folder) would hold every path and name none of them.
+    std::vector<std::string> parts = parts_of(folder);
+    if (!parts.empty()) folders_.push_back({folder, std::move(parts), ""});
   }
   // Every name at once, so that each is the shortest tail no other folder of the run shares.
-  for (Named& named : folders_) named.name = name_for(named.host);
+  for (Named& named : folders_) named.name = name_for(named.host, named.parts);
 }
 
-std::string CommandPaths::name_for(const std::string& folder) const {
-  const std::vector<std::string> parts = parts_of(folder);
+std::string CommandPaths::name_for(const std::string& folder, const std::vector<std::string>& parts) const {
   if (parts.empty()) return "<\\>";
   std::size_t count = std::min<std::size_t>(2, parts.size());
   for (; count < parts.size(); ++count) {
     const bool shared = std::any_of(folders_.begin(), folders_.end(), [&](const Named& other) {
-      if (other.host == folder) return false;
-      const std::vector<std::string> other_parts = parts_of(other.host);
-      return other_parts.size() >= count && tail(other_parts, count) == tail(parts, count);
+      return other.host != folder && other.parts.size() >= count && tail(other.parts, count) == tail(parts, count);
     });
     if (!shared) break;
   }
   return "<..." + tail(parts, count) + ">";
 }
 
-CommandPaths CommandPaths::of(const env::Environment& environment, const graph::Closure& closure) {
+CommandPaths CommandPaths::of(const env::Environment& environment, const graph::Closure& closure,
+                              const env::Inventory& inventory) {
   std::vector<std::string> folders{environment.cwd.host};
   for (const env::PathEntry& entry : environment.path) folders.push_back(entry.folder.host);
   std::string program;
@@ -90,6 +90,7 @@ CommandPaths CommandPaths::of(const env::Environment& environment, const graph::
     for (const resolve::Candidate& candidate : module.resolution.candidates)
       folders.push_back(folder_of(candidate.path));
   }
+  for (const env::DllCopy& copy : inventory.copies) folders.push_back(copy.folder);
   return CommandPaths(program, std::move(folders));
 }
 
@@ -111,7 +112,7 @@ std::string CommandPaths::in_command(const std::string& text, std::vector<Placeh
     }
     if (folder.empty()) {
       folder = names_file(text) ? folder_of(text) : text;
-      name = name_for(folder);
+      name = name_for(folder, parts_of(folder));
     }
   }
   if (used) used->push_back({name, folder});
@@ -121,8 +122,9 @@ std::string CommandPaths::in_command(const std::string& text, std::vector<Placeh
 std::vector<Placeholder> first_uses(const std::vector<Placeholder>& used) {
   std::vector<Placeholder> once;
   for (const Placeholder& placeholder : used) {
-    const bool seen =
-        std::any_of(once.begin(), once.end(), [&](const Placeholder& other) { return other.name == placeholder.name; });
+    const bool seen = std::any_of(once.begin(), once.end(), [&](const Placeholder& other) {
+      return other.name == placeholder.name && other.host == placeholder.host;
+    });
     if (!seen) once.push_back(placeholder);
   }
   return once;
@@ -133,7 +135,8 @@ std::vector<std::string> placeholder_comments(const std::vector<Placeholder>& us
   for (const Placeholder& placeholder : first_uses(used)) {
     lines.push_back("# " + escape_bytes(placeholder.name, Escape::Controls) + " is " +
                     escape_bytes(placeholder.host, Escape::Controls) +
-                    " here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
+                    " here: put its Windows path in its place before running a line (a PATH edit would "
+                    "keep the placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
   }
   return lines;
 }

@@ -255,7 +255,7 @@ const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Mod
 }
 
 RuleOutput run_rules(const RuleInput& input) {
-  FindingSink sink(input.rules, CommandPaths::of(input.environment, input.closure));
+  FindingSink sink(input.rules, CommandPaths::of(input.environment, input.closure, input.inventory));
   detect_missing_dlls(input, sink);
   detect_unloadable(input, sink);
   detect_missing_exports(input, sink);

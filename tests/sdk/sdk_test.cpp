@@ -165,8 +165,9 @@ TEST_CASE("a healthy zip root: no errors or warnings, the settings to use, exit 
   // and a comment says which folder it stands for.
   CHECK(contains(fix[0].get<std::string>(), "('-DCUDNN_ROOT=' + '<...\\sdk-trees\\healthy>')"));
   CHECK(!contains(fix[0].get<std::string>(), root.string()));
-  CHECK(fix.back() ==
-        "# <...\\sdk-trees\\healthy> is " + root.string() + " here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
+  CHECK(fix.back() == "# <...\\sdk-trees\\healthy> is " + root.string() +
+                          " here: put its Windows path in its place before running a line (a PATH edit would keep the "
+                          "placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
   CHECK(contains(fix[0].get<std::string>(), "-DCUDNN_LIBRARY="));
   CHECK(contains(fix[1].get<std::string>(), "Include Directories: " + (root / "include").string()));
   CHECK(contains(fix[3].get<std::string>(), "Additional Dependencies: cudnn.lib"));
@@ -223,7 +224,8 @@ TEST_CASE("cudnn.lib missing from lib/x64 is LNK1181; a stray copy elsewhere is 
   CHECK(contains(fix[fix.size() - 2].get<std::string>(),
                  "Copy-Item -Path '<...\\sdk-trees\\lib-missing>\\lib\\cudnn.lib'"));
   CHECK(fix.back() == "# <...\\sdk-trees\\lib-missing> is " + root.string() +
-                          " here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
+                          " here: put its Windows path in its place before running a line (a PATH edit would keep the "
+                          "placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
   CHECK(run.report["import_library"].is_null());
 }
 

@@ -34,7 +34,21 @@ TEST_CASE("a host path is written as its folder's placeholder; a Windows path is
 
   const auto comments = dlldoctor::rules::placeholder_comments(used);
   REQUIRE(comments.size() == 6);  // the program's folder once
-  CHECK(comments[0] == "# <folder of app.exe> is /copy/app here; --map HOSTDIR=WINDOWSDIR names its Windows folder");
+  CHECK(comments[0] ==
+        "# <folder of app.exe> is /copy/app here: put its Windows path in its place before running a line (a PATH edit "
+        "would keep the placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
+}
+
+TEST_CASE("\"/\" as a folder of the run names nothing; a folder the run did not list gets a name of its own") {
+  const CommandPaths paths("", {"/", "/dl/cuda/bin"});
+  std::vector<Placeholder> used;
+  CHECK(paths.in_command("/dl/cuda/bin/x.dll", &used) == "<...\\cuda\\bin>\\x.dll");
+  // Not under "/" as a folder: named by its own tail, longer than the listed folder's where they share it.
+  CHECK(paths.in_command("/usb/cuda/bin/x.dll", &used) == "<...\\usb\\cuda\\bin>\\x.dll");
+  CHECK(paths.in_command("/mnt/x/a.dll", &used) == "<...\\mnt\\x>\\a.dll");
+  // Two unlisted folders with one name are both named in the comments.
+  CHECK(paths.in_command("/a/lib/bin/y.dll", &used) == paths.in_command("/b/lib/bin/y.dll", &used));
+  CHECK(dlldoctor::rules::placeholder_comments(used).size() == 5);
 }
 
 TEST_CASE("a folder name holding a newline stays on the comment's line") {

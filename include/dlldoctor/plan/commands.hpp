@@ -14,7 +14,7 @@ std::vector<std::string> step_commands(const Step& step, const rules::CommandPat
                                        std::vector<rules::Placeholder>* used = nullptr);
 
 // 'a', 'b': each value a PowerShell single-quoted literal, a host path with no Windows path a placeholder.
-std::string powershell_list(const std::vector<std::string>& values, const rules::CommandPaths& paths = {},
+std::string powershell_list(const std::vector<std::string>& values, const rules::CommandPaths& paths,
                             std::vector<rules::Placeholder>* used = nullptr);
 // A file in a folder, spelled with the folder's own separator (a Windows path, or a host path).
 std::string file_in_folder(const std::string& folder, const std::string& name);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 
 namespace dlldoctor::rules {
@@ -24,8 +25,10 @@ class CommandPaths {
   // `program`: the program's host path (its folder is "<folder of NAME>"); `folders`: the other folders
   // the run knows, each named by the shortest tail of its path (two parts at least) that no other has.
   CommandPaths(const std::string& program, std::vector<std::string> folders);
-  // The program, the current folder, the PATH entries and the folders of every file the closure probed.
-  static CommandPaths of(const env::Environment& environment, const graph::Closure& closure);
+  // The program, the current folder, the PATH entries, the folders of every file the closure probed and
+  // of every copy the inventory found.
+  static CommandPaths of(const env::Environment& environment, const graph::Closure& closure,
+                         const env::Inventory& inventory);
 
   // `text` as a command holds it: unchanged unless it is a host path with no Windows path (an absolute
   // path starting with '/', which no Windows path does). `used` gets the placeholder when one is written.
@@ -34,15 +37,17 @@ class CommandPaths {
  private:
   struct Named {
     std::string host;
+    std::vector<std::string> parts;
     std::string name;
   };
-  std::string name_for(const std::string& folder) const;
+  std::string name_for(const std::string& folder, const std::vector<std::string>& parts) const;
   std::string program_folder_;
   std::string program_name_;
   std::vector<Named> folders_;
 };
 
-// Each placeholder once, at its first use.
+// Each placeholder once, at its first use (two folders the run did not list may share a name: both are
+// kept, so that the comments show it).
 std::vector<Placeholder> first_uses(const std::vector<Placeholder>& used);
 
 // One comment line per placeholder (first_uses): which folder of this machine it stands for, with
