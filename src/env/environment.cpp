@@ -252,6 +252,15 @@ std::optional<std::string> windows_path_of(const Environment& environment, const
   return under(host_path, *environment.sysroot, "C:");
 }
 
+std::string windows_entry_text(const Environment& environment, const std::string& text) {
+  const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
+  const std::string inner = quoted ? text.substr(1, text.size() - 2) : text;
+  if (inner.empty() || inner.front() != '/') return text;
+  const auto windows = windows_path_of(environment, absolute_path(inner));
+  if (!windows) return text;
+  return quoted ? '"' + *windows + '"' : *windows;
+}
+
 FolderRef resolve_process_folder(const Environment& environment, std::string_view text, FileSystem& files) {
   const bool rooted = !text.empty() && (text.front() == '/' || text.front() == '\\');
   if (is_windows_absolute(text) || rooted || environment.cwd.host.empty())

@@ -182,8 +182,10 @@ void apply_step(const Step& step, const graph::Closure& before, env::Environment
     auto& path = environment.path;
     path.erase(std::remove_if(path.begin(), path.end(),
                               [&](const env::PathEntry& e) {
+                                // The step names the entry as the report shows it (its Windows spelling).
+                                const std::string shown = env::windows_entry_text(environment, e.text);
                                 return std::any_of(entries.begin(), entries.end(), [&](const std::string& x) {
-                                  return entry_key(x) == entry_key(e.text);
+                                  return entry_key(x) == entry_key(e.text) || entry_key(x) == entry_key(shown);
                                 });
                               }),
                path.end());

@@ -168,7 +168,8 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
       // An entry to take off PATH is matched as written (empty, relative, quoted); only a host path is wrong.
       const bool as_written = step.change.kind == "path_remove" && std::string(field) == "entry";
       for (const std::string& value : step.change.values(field)) {
-        if (as_written ? !value.empty() && value.front() == '/' : !env::is_windows_absolute(value))
+        const std::string unquoted = value.size() >= 2 && value.front() == '"' ? value.substr(1) : value;
+        if (as_written ? !unquoted.empty() && unquoted.front() == '/' : !env::is_windows_absolute(value))
           return Error{
               fmt::format("--fix-script: the plan names {}, which is not a Windows path; give --sysroot, or --map "
                           "HOSTDIR=WINDOWSDIR for each copied folder, so that the script names the folders the Windows "

@@ -127,6 +127,10 @@ FolderRef resolve_process_folder(const Environment& environment, std::string_vie
 // The Windows spelling of a host path under the sysroot, if it is under it.
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path);
 
+// A PATH entry as the Windows machine's PATH spells it: a host path under --sysroot or --map is its
+// Windows path (inside its quotes, for a quoted one); anything else (a relative entry) as written.
+std::string windows_entry_text(const Environment& environment, const std::string& text);
+
 bool is_windows_absolute(std::string_view text);
 
 // A host path made absolute (from dlldoctor's own current folder, or from `base`) and lexically normal,

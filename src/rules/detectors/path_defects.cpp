@@ -11,7 +11,7 @@ namespace {
 // also change the longer entries a cut-short one is the start of.
 Vars entry_vars(const env::Environment& environment, const std::string& entry) {
   const std::string scope = detail::registry_path_scope(environment, entry);
-  return {{"entry", entry},
+  return {{"entry", env::windows_entry_text(environment, entry)},
           {"scope", scope.empty() ? "user" : scope},
           {"scope_name", scope == "machine" ? "Machine" : "User"},
           {"scope_note",
@@ -78,7 +78,7 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
       unquoted.erase(0, 1);
       if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
       Vars vars = entry_vars(input.environment, entry.text);
-      vars["unquoted"] = unquoted;
+      vars["unquoted"] = env::windows_entry_text(input.environment, unquoted);
       sink.emit("path-quoted-entry", "default", "", vars, evidence);
       continue;
     }
