@@ -53,12 +53,11 @@ case "${1:-}" in
     # an ASan/UBSan check.
     cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLLDOCTOR_SANITIZE=ON -DDLLDOCTOR_WERROR=ON >/dev/null
     cmake --build build-test -j "$jobs"
-    # Short, fixed-time fuzzing runs (clang + libFuzzer): the PE reader for a minute, the hive, import
-    # library and API set readers and the whole pipeline (one hostile DLL in a world of fixtures) 20 s
-    # each; then every test. CTest's summary is the last thing printed;
+    # Short, fixed-time fuzzing runs (clang + libFuzzer), side by side on the cores: the PE reader for a
+    # minute, the hive, import library and API set readers and the whole pipeline (one hostile DLL in a
+    # world of fixtures) 20 s each; then every test. CTest's summary is the last thing printed;
     # its results also go to build-test/ctest-results.xml, where .ci/run finds which tests were skipped.
-    fuzz/run.sh 60 pe_reader
-    fuzz/run.sh 20 registry_hive import_library api_set pipeline
+    fuzz/run.sh 20 pe_reader=60 registry_hive import_library api_set pipeline
     (cd build-test && ctest --output-on-failure -j "$jobs" --output-junit "$PWD/ctest-results.xml")
     ;;
   *)
