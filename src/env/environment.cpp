@@ -222,10 +222,7 @@ bool is_windows_absolute(std::string_view text) {
          text[1] == ':' && (text[2] == '\\' || text[2] == '/');
 }
 
-namespace {
-
-// `path` with the host folder `root` replaced by the Windows folder `windows`, if it is under it.
-std::optional<std::string> under(const std::string& path, const std::string& root, const std::string& windows) {
+std::optional<std::string> rebase_path(const std::string& path, const std::string& root, const std::string& windows) {
   if (path.compare(0, root.size(), root) != 0) return std::nullopt;
   if (path.size() > root.size() && path[root.size()] != '/' && path[root.size()] != '\\' && root.back() != '/')
     return std::nullopt;
@@ -238,18 +235,16 @@ std::optional<std::string> under(const std::string& path, const std::string& roo
   return (windows.back() == '\\' ? windows : windows + "\\") + rest;
 }
 
-}  // namespace
-
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path) {
   if (environment.host_paths_are_windows && !environment.sysroot) return host_path;
   // The longest --map folder first: a map inside the sysroot's tree, or inside another map, is the one meant.
   const Environment::FolderMap* best = nullptr;
   for (const auto& map : environment.maps) {
-    if (under(host_path, map.host, map.windows) && (!best || best->host.size() < map.host.size())) best = &map;
+    if (rebase_path(host_path, map.host, map.windows) && (!best || best->host.size() < map.host.size())) best = &map;
   }
-  if (best) return under(host_path, best->host, best->windows);
+  if (best) return rebase_path(host_path, best->host, best->windows);
   if (!environment.sysroot) return std::nullopt;
-  return under(host_path, *environment.sysroot, "C:");
+  return rebase_path(host_path, *environment.sysroot, "C:");
 }
 
 std::string windows_entry_text(const Environment& environment, const std::string& text) {

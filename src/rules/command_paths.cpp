@@ -29,18 +29,6 @@ std::string tail(const std::vector<std::string>& parts, std::size_t count) {
   return out;
 }
 
-// "<base>" + the rest of `path` under `folder`, with Windows separators.
-std::string under(const std::string& name, const std::string& folder, const std::string& path) {
-  std::string rest = path.substr(folder.size());
-  std::replace(rest.begin(), rest.end(), '/', '\\');
-  return name + rest;
-}
-
-bool holds(const std::string& folder, const std::string& path) {
-  return path == folder || (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
-                            (path[folder.size()] == '/' || folder == "/"));
-}
-
 // A value with an extension names a file; anything else (a PATH entry, a copy's target) a folder.
 bool names_file(const std::string& path) {
   const std::string name = base_name(path);
@@ -58,7 +46,8 @@ CommandPaths::CommandPaths(const std::string& program, std::vector<std::string> 
   std::sort(folders.begin(), folders.end());
   folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
   for (const std::string& folder : folders) {
-    if (!is_host_only(folder) || (!program_folder_.empty() && holds(program_folder_, folder))) continue;
+    if (!is_host_only(folder) || (!program_folder_.empty() && env::rebase_path(folder, program_folder_, "<>")))
+      continue;
     // "/" (a container's current folder) would hold every path and name none of them.
     std::vector<std::string> parts = parts_of(folder);
     if (!parts.empty()) folders_.push_back({folder, std::move(parts), ""});
@@ -100,23 +89,28 @@ std::string CommandPaths::in_command(const std::string& text, std::vector<Placeh
     return '"' + in_command(text.substr(1, text.size() - 2), used) + '"';
   if (!is_host_only(text)) return text;
   std::string folder, name;
-  if (!program_folder_.empty() && holds(program_folder_, text)) {
+  std::optional<std::string> out;
+  if (!program_folder_.empty()) {
     folder = program_folder_;
     name = "<folder of " + program_name_ + ">";
-  } else {
-    for (const Named& named : folders_) {
-      if (holds(named.host, text) && named.host.size() > folder.size()) {
-        folder = named.host;
-        name = named.name;
-      }
-    }
-    if (folder.empty()) {
-      folder = names_file(text) ? folder_of(text) : text;
-      name = name_for(folder, parts_of(folder));
+    out = env::rebase_path(text, folder, name);
+  }
+  // The longest listed folder that holds it.
+  for (const Named& named : folders_) {
+    if (out && folder.size() >= named.host.size()) continue;
+    if (auto rebased = env::rebase_path(text, named.host, named.name)) {
+      folder = named.host;
+      name = named.name;
+      out = std::move(rebased);
     }
   }
+  if (!out) {
+    folder = names_file(text) ? folder_of(text) : text;
+    name = name_for(folder, parts_of(folder));
+    out = env::rebase_path(text, folder, name);
+  }
   if (used) used->push_back({name, folder});
-  return under(name, folder, text);
+  return out.value_or(text);
 }
 
 std::vector<Placeholder> first_uses(const std::vector<Placeholder>& used) {

@@ -124,6 +124,10 @@ FolderRef resolve_folder(const Environment& environment, std::string_view text, 
 // relative one is taken from the process's current folder (environment.cwd), never from dlldoctor's own.
 FolderRef resolve_process_folder(const Environment& environment, std::string_view text, FileSystem& files);
 
+// `path` with the host folder `root` replaced by `windows` (a Windows folder, or a placeholder standing for
+// one), backslashes after it, if the path is under that folder.
+std::optional<std::string> rebase_path(const std::string& path, const std::string& root, const std::string& windows);
+
 // The Windows spelling of a host path under the sysroot, if it is under it.
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path);
 
