@@ -16,6 +16,7 @@ packages=(
   clang-14 lld-14 llvm-14 libclang-rt-14-dev
   wine64
   libwin-hivex-perl
+  graphviz chromium
 )
 
 install_missing() {

@@ -25,6 +25,7 @@
 #include "dlldoctor/pe/reader.hpp"
 #include "dlldoctor/pipeline/diagnose.hpp"
 #include "dlldoctor/report/closure_report.hpp"
+#include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/scan_report.hpp"
@@ -93,6 +94,22 @@ void check_json(const std::string& text) {
   if (!nlohmann::json::accept(text)) stop("a writer produced invalid JSON");
 }
 
+// Every format of a report, with and without colours: JSON must parse, the others must say something.
+template <typename View>
+void write_every_format(const report::Writers<View>& writers, const View& view) {
+  for (const report::Writer<View>& writer : writers) {
+    for (bool color : {false, true}) {
+      report::StringSink out;
+      writer.write(out, view, {color});
+      if (writer.name == "json") {
+        check_json(out.text());
+      } else if (out.text().empty()) {
+        stop("an empty " + std::string(writer.name) + " report");
+      }
+    }
+  }
+}
+
 void diagnose_and_report(const graph::ClosureRequest& request, const env::Environment& environment, const World& w) {
   env::HostFileSystem files;
   pe::ImageCache images;
@@ -107,12 +124,8 @@ void diagnose_and_report(const graph::ClosureRequest& request, const env::Enviro
   input.closure = &diagnosis->closure;
   input.findings = &diagnosis->rules.findings;
   input.rules = &w.rules;
-  check_json(report::json_text(report::closure_to_json(input)));
-  std::string text;
-  report::append_closure_text(text, input, {false});
-  report::append_closure_text(text, input, {true});
-  text += report::closure_to_markdown(input);
-  if (text.empty()) stop("an empty report");
+  const report::ClosureView view(input);
+  write_every_format(report::closure_writers(), view);
 }
 
 void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w) {
@@ -144,8 +157,7 @@ void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w
   input.options = &options;
   input.result = &result;
   input.rules = &w.rules;
-  check_json(report::json_text(report::scan_to_json(input)));
-  if (report::scan_to_text(input, true).empty() || report::scan_to_markdown(input).empty()) stop("an empty scan");
+  write_every_format(report::scan_writers(), report::ScanView(input));
 }
 
 }  // namespace

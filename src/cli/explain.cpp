@@ -21,7 +21,7 @@
 #include "dlldoctor/plan/script.hpp"
 #include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/closure_report.hpp"
-#include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
@@ -301,27 +301,19 @@ int run_explain(const ExplainOptions& options) {
   input.plan = fix_plan ? &*fix_plan : nullptr;
 
   input.generated_at = utc_now();
-  std::string out;
-  if (options.format == "json") {
-    out = report::json_text(report::closure_to_json(input));
-  } else if (options.format == "markdown") {
-    out = report::closure_to_markdown(input);
-  } else {
-    report::TextStyle style;
-    style.color = use_color(options.no_color, options.output);
-    report::append_closure_text(out, input, style);
-  }
+  const report::ClosureView view(input);
   if (!options.fix_script.empty()) {
     if (!fix_plan) {
       print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
     } else {
-      auto script =
-          plan::fix_script(*fix_plan, {DLLDOCTOR_VERSION, closure->outcome.request, report::verdict_line(input)});
+      auto script = plan::fix_script(*fix_plan, {DLLDOCTOR_VERSION, closure->outcome.request, view.verdict()});
       if (!script) return fail(script.error().message);
       if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
     }
   }
-  if (write_output(out, options.output) != kExitOk) return kExitFailure;
+  if (write_report(report::closure_writers(), options.format, view, options.output,
+                   {use_color(options.no_color, options.output)}, "the report") != kExitOk)
+    return kExitFailure;
   return report::exit_status(input) == 0 ? kExitOk : kExitFindings;
 }
 
@@ -383,8 +375,8 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
       ->capture_default_str();
   app.add_option("--format", options->format,
                  "Output format (text on a terminal, json for scripts and tickets, "
-                 "markdown to paste into an issue)")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+                 "markdown to paste into an issue, with a Mermaid picture; dot for Graphviz)")
+      ->check(CLI::IsMember(report::writer_names(report::closure_writers())))
       ->capture_default_str();
   app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
   app.add_option("--fix-script", options->fix_script,

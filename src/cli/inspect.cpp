@@ -8,7 +8,6 @@
 #include "cli/output.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "dlldoctor/report/image_report.hpp"
-#include "dlldoctor/report/json_text.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -21,35 +20,21 @@ struct InspectOptions {
 
 int run_inspect(const InspectOptions& options) {
   int status = kExitOk;
-  std::string text;
-  report::Json documents = report::Json::array();
   pe::ReadParts parts;
   parts.named_in_data = true;
-  for (const std::string& path : options.files) {
+  report::ImageFiles files;
+  files.paths = options.files;
+  files.read = [&](const std::string& path) {
     auto image = pe::read_image_file(path, parts);
     if (!image) {
       status = kExitFailure;
       print_message(path + ": " + image.error().message);
-      if (options.format == "json") documents.push_back(report::image_error_to_json(path, image.error().message));
-      continue;
     }
-    if (options.format == "json") {
-      documents.push_back(report::image_to_json(path, *image));
-    } else {
-      report::append_image_text(text, path, *image);
-      // On stdout, written file by file, so memory does not grow with the number of files; -o FILE gets
-      // the whole text at once (write_output replaces the file).
-      if (!options.output.empty()) continue;
-      if (write_output(text, "") != kExitOk) return kExitFailure;
-      text.clear();
-    }
-  }
-  if (options.format == "json") {
-    // One file: its object; several: an array of them, in the order given.
-    const report::Json& out = documents.size() == 1 ? documents[0] : documents;
-    text = report::json_text(out);
-  }
-  if (write_output(text, options.output) != kExitOk) return kExitFailure;
+    return image;
+  };
+  // Written file by file as each is read, so memory does not grow with the number of files.
+  if (write_report(report::image_writers(), options.format, files, options.output, {}, "inspect") != kExitOk)
+    return kExitFailure;
   return status;
 }
 
@@ -62,7 +47,7 @@ Runner setup_inspect(CLI::App& app) {
                                          "imports, delay imports, exports, versions, manifest, DLLs named in its data");
   command->add_option("files", options->files, "PE files (EXE or DLL)")->required();
   command->add_option("--format", options->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember(report::writer_names(report::image_writers())))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
   command->footer(

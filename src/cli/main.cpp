@@ -59,6 +59,7 @@ int run(int argc, char** argv) {
       "  dlldoctor app.exe --path 'C:\\cudnn\\bin;C:\\CUDA\\v12.4\\bin' --sysroot /mnt/c\n"
       "  dlldoctor app.exe --format json > report.json\n"
       "  dlldoctor app.exe --format markdown -o report.md  (to paste into an issue)\n"
+      "  dlldoctor app.exe --format dot | dot -Tsvg -o deps.svg  (the dependency graph)\n"
       "  dlldoctor --scan C:\\     (every cuDNN, CUDA and MSVC runtime copy on a disk)\n"
       "  dlldoctor --scan /mnt/c --all-dlls --format json -o dlls.json\n"
       "  dlldoctor --host python.exe --load cudnn64_9.dll --profile python-ctypes\n"

@@ -11,6 +11,37 @@
 
 namespace dlldoctor::cli {
 
+OutputSink::~OutputSink() {
+  if (file_) std::fclose(file_);
+}
+
+void OutputSink::put(std::string_view text) {
+  if (failed_) return;
+  const std::string safe = report::safe_for_terminal(text);
+  if (path_.empty() || path_ == "-") {
+    failed_ = std::fwrite(safe.data(), 1, safe.size(), stdout) != safe.size();
+    return;
+  }
+  if (!file_) file_ = open_output_file(path_);
+  failed_ = !file_ || std::fwrite(safe.data(), 1, safe.size(), file_) != safe.size();
+}
+
+int OutputSink::finish() {
+  if (path_.empty() || path_ == "-") {
+    // A report on a closed pipe or a full disk is not a report.
+    if (std::fflush(stdout) != 0) failed_ = true;
+  } else {
+    if (!file_ && !failed_) file_ = open_output_file(path_);  // an empty report still replaces the file
+    if (!file_ || std::fclose(file_) != 0) failed_ = true;
+    file_ = nullptr;
+  }
+  if (failed_) {
+    print_message("cannot write " + (path_.empty() || path_ == "-" ? std::string("the report to stdout") : path_));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 bool use_color(bool no_color_flag, const std::string& output_file) {
   const char* no_color = std::getenv("NO_COLOR");
   return !no_color_flag && (no_color == nullptr || *no_color == '\0') && output_file.empty() && is_terminal(stdout);

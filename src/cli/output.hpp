@@ -2,10 +2,13 @@
 // Where a command's report goes: stdout, or the file named by -o. Errors always go to stderr.
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/report/text_layout.hpp"
+#include "dlldoctor/report/writers.hpp"
 
 namespace dlldoctor::cli {
 
@@ -15,20 +18,47 @@ inline void print_message(const std::string& message) {
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
-// Writes a report to `path` ("" or "-" = stdout), made safe for a terminal first (names in it come from the
-// files inspected). Returns kExitFailure (with a message) if it cannot.
+// Where a report goes, piece by piece as its writer hands it over: stdout, or the file -o names
+// ("" or "-" = stdout), each piece made safe for a terminal first (names in it come from the files
+// inspected). The file is opened at the first piece.
+class OutputSink : public report::Sink {
+ public:
+  explicit OutputSink(std::string path) : path_(std::move(path)) {}
+  OutputSink(const OutputSink&) = delete;
+  OutputSink& operator=(const OutputSink&) = delete;
+  ~OutputSink() override;
+  void put(std::string_view text) override;
+  // Closes the file: kExitOk, or kExitFailure (with a message) if the report could not be written.
+  int finish();
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  bool failed_ = false;
+};
+
+// Writes a whole report to `path` as OutputSink does.
 inline int write_output(const std::string& contents, const std::string& path) {
-  const std::string text = report::safe_for_terminal(contents);
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return kExitOk;
-  }
-  FILE* file = open_output_file(path);
-  if (!file || std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fclose(file) != 0) {
-    print_message("cannot write " + path);
+  OutputSink out(path);
+  out.put(contents);
+  return out.finish();
+}
+
+// The report `view` in the --format `format`, chosen from `writers`, to `path`. A format the report has
+// no writer for is refused before anything is written (kExitFailure, with the formats it has).
+template <typename View>
+int write_report(const report::Writers<View>& writers, const std::string& format, const View& view,
+                 const std::string& path, const report::WriteStyle& style, const std::string& what) {
+  const report::Writer<View>* writer = report::find_writer(writers, format);
+  if (!writer) {
+    std::string names;
+    for (const std::string& name : report::writer_names(writers)) names += (names.empty() ? "" : ", ") + name;
+    print_message(what + " has no --format " + format + " (it writes " + names + ")");
     return kExitFailure;
   }
-  return kExitOk;
+  OutputSink out(path);
+  writer->write(out, view, style);
+  return out.finish();
 }
 
 // Whether a stream is a terminal (colours, progress): isatty on POSIX, _isatty on Windows.

@@ -92,18 +92,12 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   if (environment && environment->sysroot) {
     input.windows_path = [&](const std::string& path) { return env::windows_path_of(*environment, path); };
   }
-  std::string text;
-  if (command.format == "json") {
-    text = report::json_text(report::scan_to_json(input));
-  } else if (command.format == "markdown") {
-    text = report::scan_to_markdown(input);
-  } else {
-    text = report::scan_to_text(input, use_color(command.no_color, command.output));
-  }
-  const int written = write_output(text, command.output);
+  const report::ScanView view(input);
+  const int written = write_report(report::scan_writers(), command.format, view, command.output,
+                                   {use_color(command.no_color, command.output)}, "--scan");
   // The main command's contract: 1 when there is a finding of error severity, 2 when it could not run.
   if (written != kExitOk) return written;
-  return report::scan_errors(input) > 0 ? kExitFindings : kExitOk;
+  return view.errors() > 0 ? kExitFindings : kExitOk;
 }
 
 }  // namespace dlldoctor::cli

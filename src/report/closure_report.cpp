@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <set>
 
-#include "dlldoctor/report/display.hpp"
+#include "dlldoctor/report/closure_formats.hpp"
+#include "dlldoctor/report/closure_view.hpp"
+#include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/plan_report.hpp"
 #include "dlldoctor/report/stack.hpp"
@@ -153,11 +155,6 @@ Json python_json(const recipes::Expansion& expansion) {
               {"recipes", std::move(recipes)}};
 }
 
-// Without rule data (no families to tell a cuDNN from any DLL) there is no stack.
-Stack stack_for(const ReportInput& input) {
-  return input.rules ? stack_of(*input.closure, *input.rules, *input.findings, input.expansion) : Stack{};
-}
-
 Json stack_entry_json(const StackEntry& entry) {
   Json dlls = Json::array();
   for (const StackDll& dll : entry.dlls) {
@@ -204,15 +201,9 @@ Json stack_json(const Stack& stack) {
               {"frameworks", std::move(frameworks)}};
 }
 
-}  // namespace
-
-int exit_status(const ReportInput& input) {
-  const bool error = std::any_of(input.findings->begin(), input.findings->end(),
-                                 [](const rules::Finding& f) { return f.severity == rules::Severity::Error; });
-  return error || !input.closure->outcome.ok ? 1 : 0;
-}
-
-Json closure_to_json(const ReportInput& input) {
+// Streamed: the document's members one by one, and the modules one at a time.
+void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
+  const ReportInput& input = view.raw();
   const env::Environment& environment = *input.environment;
   const graph::Closure& closure = *input.closure;
   const graph::ClosureRequest& request = *input.request;
@@ -282,36 +273,35 @@ Json closure_to_json(const ReportInput& input) {
       {"assumptions", std::move(assumptions)},
   };
 
-  Json modules = Json::array();
-  for (const Module& module : closure.modules) modules.push_back(module_json(module));
-
-  Json findings = Json::array();
-  const auto same_fix = same_fix_as(*input.findings);
+  JsonStream out(sink);
+  out.open_object();
+  out.put("schema", Json(kReportSchema));
+  out.put("tool_version", Json(input.tool_version));
+  out.put("generated_at", Json(input.generated_at));
+  out.put("request", request_json);
+  out.put("environment", environment_json);
+  out.put("process", Json{{"machine", pe::machine_name(closure.process_machine)}});
+  out.open_array("modules");
+  for (const Module& module : closure.modules) out.put(module_json(module));
+  out.close();
+  out.put("outcome", outcome_json(closure.outcome));
+  out.put("stack", stack_json(view.raw_stack()));
+  out.open_array("findings");
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     Json finding = finding_json((*input.findings)[i], input.rules);
-    finding["fix_same_as"] = same_fix[i] ? Json(*same_fix[i]) : Json(nullptr);
-    findings.push_back(std::move(finding));
+    finding["fix_same_as"] = view.same_fix()[i] ? Json(*view.same_fix()[i]) : Json(nullptr);
+    out.put(finding);
   }
-
-  return Json{{"schema", kReportSchema},
-              {"tool_version", input.tool_version},
-              {"generated_at", input.generated_at},
-              {"request", std::move(request_json)},
-              {"environment", std::move(environment_json)},
-              {"process", {{"machine", pe::machine_name(closure.process_machine)}}},
-              {"modules", std::move(modules)},
-              {"outcome", outcome_json(closure.outcome)},
-              {"stack", stack_json(stack_for(input))},
-              {"findings", std::move(findings)},
-              {"plan", input.plan ? plan_to_json(*input.plan) : Json(nullptr)}};
+  out.close();
+  out.put("plan", input.plan ? plan_to_json(*input.plan) : Json(nullptr));
+  out.close();
 }
-
-namespace {
 
 class TreeWriter {
  public:
-  TreeWriter(std::string& out, const graph::Closure& closure, const TextStyle& style)
-      : out_(out), closure_(closure), style_(style) {}
+  TreeWriter(std::string& out, const graph::Closure& closure, const std::vector<ModuleShown>& shown,
+             const WriteStyle& style)
+      : out_(out), closure_(closure), shown_(shown), style_(style) {}
 
   // One top-level tree. Which children are drawn depends on what was drawn before them (a system DLL
   // that resolved fine is drawn once), so the tree is laid out first and drawn second: a `├─` then
@@ -348,7 +338,7 @@ class TreeWriter {
     const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
     const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
     const std::string detail_prefix = child_prefix + (node.children.empty() ? "   " : "│  ");
-    const Line line = describe(module);
+    const Line line = describe(module, shown_[node.module]);
     // A module drawn before is named again without its path.
     put(prefix + branch, line.head, node.repeat ? std::string() : line.path,
         line.tail + (node.repeat ? " (see above)" : ""), detail_prefix + "  ");
@@ -406,36 +396,31 @@ class TreeWriter {
     out_ += line_with_path(prefix + head, path, tail, path_prefix);
   }
 
-  Line describe(const Module& module) const {
-    const auto& r = module.resolution;
-    std::string kind = module.load == graph::LoadKind::Static || module.is_root
-                           ? ""
-                           : fmt::format(" ({})", graph::load_kind_name(module.load));
-    if (r.api_set_host) return {fmt::format("{} -> {} [api_set]{}", module.name, *r.api_set_host, kind), "", ""};
-    if (r.found_by == resolve::SearchStep::ApiSet && r.assumed)
-      return {fmt::format("{} -> host unknown, assumed present [api_set]{}", module.name, kind), "", ""};
-    if (r.failure == Failure::NotFound) return {paint(module.name + " NOT FOUND", true) + kind, "", ""};
-    if (r.failure == Failure::BadImage) {
-      return {paint(module.name + " CANNOT LOAD", true), r.windows_path ? *r.windows_path : r.path.value_or(""),
-              fmt::format(" [{}]{}", resolve::step_name(r.found_by), kind)};
+  Line describe(const Module& module, const ModuleShown& shown) const {
+    const std::string kind = shown.load == "program" || module.load == graph::LoadKind::Static
+                                 ? std::string()
+                                 : fmt::format(" ({})", shown.load);
+    const std::string step = shown.found_by ? fmt::format(" [{}]{}", resolve::step_name(*shown.found_by), kind) : kind;
+    switch (shown.state) {
+      case ModuleShown::State::ApiSet:
+        return {fmt::format("{} -> {}{}", module.name, *module.resolution.api_set_host, step), "", ""};
+      case ModuleShown::State::ApiSetUnknown:
+        return {fmt::format("{} -> host unknown, assumed present{}", module.name, step), "", ""};
+      case ModuleShown::State::NotFound: return {paint(module.name + " NOT FOUND", true) + kind, "", ""};
+      case ModuleShown::State::CannotLoad: return {paint(module.name + " CANNOT LOAD", true), shown.where, step};
+      case ModuleShown::State::Assumed:
+        return {module.name + (shown.version.empty() ? "" : " " + shown.version), shown.where + " (assumed)", step};
+      case ModuleShown::State::Loads: break;
     }
-    const auto version = module.resolution.image ? module.resolution.image->file_version : std::nullopt;
-    return {module.name + (version ? " " + version->to_string() : std::string()),
-            // A Windows user reads the Windows path (--sysroot, --map); the host path is in the JSON.
-            r.assumed ? r.windows_path.value_or("") + " (assumed)"
-                      : (r.windows_path ? *r.windows_path : r.path.value_or("")),
-            fmt::format(" [{}]{}", resolve::step_name(r.found_by), kind)};
+    return {module.name + (shown.version.empty() ? "" : " " + shown.version), shown.where, step};
   }
 
   std::string& out_;
   const graph::Closure& closure_;
-  const TextStyle& style_;
+  const std::vector<ModuleShown>& shown_;
+  const WriteStyle& style_;
   std::set<std::size_t> printed_;
 };
-
-}  // namespace
-
-namespace {
 
 // What the recipes did, before the trees of their loads: the environment, then each recipe's steps.
 void append_python_text(std::string& out, const recipes::Expansion& expansion) {
@@ -547,53 +532,18 @@ std::string finding_label(const rules::Finding& finding) {
   return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
 }
 
-}  // namespace
-
-// The one line a report leads with.
-std::string verdict_line(const ReportInput& input) {
-  const graph::Outcome& outcome = input.closure->outcome;
-  std::size_t errors = 0, warnings = 0;
-  const rules::Finding* first_error = nullptr;
-  for (const auto& finding : *input.findings) {
-    if (finding.severity == rules::Severity::Error) {
-      if (!first_error) first_error = &finding;
-      ++errors;
-    } else if (finding.severity == rules::Severity::Warning) {
-      ++warnings;
-    }
-  }
-  if (!outcome.ok)
-    return fmt::format("FAILS: {} fails with error {}: {}", outcome.request, outcome.error.value_or(0), outcome.reason);
-  if (first_error) {
-    return fmt::format("BROKEN: {} succeeds, but {} error{} below will stop it later ({}{})", outcome.request, errors,
-                       errors == 1 ? "" : "s", first_error->id,
-                       first_error->module.empty() ? std::string() : ": " + first_error->module);
-  }
-  if (warnings)
-    return fmt::format("WARNINGS: {} succeeds; {} warning{} below", outcome.request, warnings,
-                       warnings == 1 ? "" : "s");
-  return fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request);
-}
-
-void append_closure_text(std::string& out, const ReportInput& raw, const TextStyle& style) {
-  const DisplayCopy copy(raw);
-  const ReportInput& input = copy.input();
+void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
+  const ReportInput& input = view.shown();
   const graph::Closure& closure = *input.closure;
-  const std::string line = verdict_line(input);
-  const bool bad = line.rfind("FAILS", 0) == 0 || line.rfind("BROKEN", 0) == 0;
-  // A verdict names files ("C:\Program Files\...\x.dll is ..."): a path is never broken across lines.
-  std::vector<std::string> whole{closure.outcome.request};
-  for (const graph::Module& module : closure.modules) {
-    whole.push_back(module.name);
-    if (module.resolution.path) whole.push_back(*module.resolution.path);
-    if (module.resolution.windows_path) whole.push_back(*module.resolution.windows_path);
-  }
-  const std::string wrapped = wrap(line, kTextWidth, "  ", whole);
+  std::string out;
+  const bool bad = view.tone() == Tone::Fails || view.tone() == Tone::Broken;
+  // A verdict names files ("C:\\Program Files\\...\\x.dll is ..."): a path is never broken across lines.
+  const std::string wrapped = wrap(view.verdict(), kTextWidth, "  ", view.unbreakable());
   out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
   out += "\n\n";
-  append_stack_text(out, stack_for(input));
+  append_stack_text(out, view.stack());
   if (input.plan) append_plan_text(out, *input.plan);
-  const auto same_fix = same_fix_as(*input.findings);
+  const auto& same_fix = view.same_fix();
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     const rules::Finding& finding = (*input.findings)[i];
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
@@ -617,22 +567,11 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
   if (input.expansion) append_python_text(out, *input.expansion);
   // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
   // loads asked about come first, and the host's own start-up after them: it is context.
-  TreeWriter tree(out, closure, style);
-  std::vector<std::size_t> tops;
-  for (std::size_t i = 1; i < closure.modules.size(); ++i) {
-    if (closure.modules[i].depth == 0) tops.push_back(i);
-  }
-  if (!closure.modules.empty()) {
-    if (input.request->loads.empty()) {
-      tops.insert(tops.begin(), 0);
-    } else {
-      tops.push_back(0);
-    }
-  }
+  TreeWriter tree(out, closure, view.modules(), style);
   // A load the process had already made (a recipe loads a whole folder) is answered by a module drawn
   // above: the JSON lists every call, the tree draws each module once.
   bool first = true;
-  for (std::size_t top : tops) {
+  for (std::size_t top : view.tops()) {
     if (tree.drawn(top)) continue;
     if (!first) out += '\n';
     first = false;
@@ -641,20 +580,20 @@ void append_closure_text(std::string& out, const ReportInput& raw, const TextSty
   if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
   for (const auto& note : input.environment->notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
   for (const auto& note : closure.notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
+  sink.put(out);
 }
 
-std::string closure_to_markdown(const ReportInput& raw) {
-  const DisplayCopy copy(raw);
-  const ReportInput& input = copy.input();
+void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
+  const ReportInput& input = view.shown();
   const graph::Closure& closure = *input.closure;
   const env::Environment& environment = *input.environment;
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", verdict_line(input));
-  append_stack_markdown(out, stack_for(input));
+  fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", view.verdict());
+  append_stack_markdown(out, view.stack());
   if (input.plan) append_plan_markdown(out, *input.plan);
   if (!input.findings->empty()) out += "### Findings\n\n";
-  const auto same_fix = same_fix_as(*input.findings);
+  const auto& same_fix = view.same_fix();
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     const rules::Finding& finding = (*input.findings)[i];
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
@@ -670,21 +609,22 @@ std::string closure_to_markdown(const ReportInput& raw) {
       out += "  ```\n\n";
     }
   }
+  out += mermaid_block(view);
   out += "\n### Modules\n\n| DLL | version | path | found by | load |\n| --- | --- | --- | --- | --- |\n";
-  for (const graph::Module& module : closure.modules) {
-    const auto& r = module.resolution;
-    std::string where = "`" + markdown_cell(r.windows_path ? *r.windows_path : r.path.value_or("")) + "`";
-    if (r.assumed) where += " (assumed)";
-    if (r.failure == resolve::Failure::NotFound && !r.api_set_host) where = "**not found**";
-    if (r.failure == resolve::Failure::BadImage)
-      where = "**cannot load** `" + markdown_cell(r.windows_path ? *r.windows_path : r.path.value_or("")) + "`";
-    if (r.api_set_host) where = "API set -> " + *r.api_set_host;
-    if (r.found_by == resolve::SearchStep::ApiSet && r.assumed) where = "API set, host unknown (assumed)";
-    const auto version = r.image && r.image->file_version ? r.image->file_version->to_string() : std::string("-");
-    fmt::format_to(
-        it, "| {} | {} | {} | {} | {} |\n", markdown_cell(module.name), version, where,
-        r.failure == resolve::Failure::NotFound && !r.api_set_host ? "-" : std::string(resolve::step_name(r.found_by)),
-        module.is_root ? "program" : std::string(graph::load_kind_name(module.load)));
+  for (std::size_t i = 0; i < closure.modules.size(); ++i) {
+    const ModuleShown& shown = view.modules()[i];
+    std::string where = "`" + markdown_cell(shown.where) + "`";
+    switch (shown.state) {
+      case ModuleShown::State::Loads: break;
+      case ModuleShown::State::Assumed: where += " (assumed)"; break;
+      case ModuleShown::State::NotFound: where = "**not found**"; break;
+      case ModuleShown::State::CannotLoad: where = "**cannot load** " + where; break;
+      case ModuleShown::State::ApiSet: where = "API set -> " + *closure.modules[i].resolution.api_set_host; break;
+      case ModuleShown::State::ApiSetUnknown: where = "API set, host unknown (assumed)"; break;
+    }
+    fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", markdown_cell(closure.modules[i].name),
+                   shown.version.empty() ? "-" : shown.version, where,
+                   shown.found_by ? std::string(resolve::step_name(*shown.found_by)) : "-", shown.load);
   }
   out += "\n<details><summary>Environment</summary>\n\n";
   fmt::format_to(it, "- source: {}{}\n", environment.source,
@@ -701,7 +641,21 @@ std::string closure_to_markdown(const ReportInput& raw) {
   for (const auto& note : environment.notes) fmt::format_to(it, "- note: {}\n", note);
   for (const auto& note : closure.notes) fmt::format_to(it, "- note: {}\n", note);
   fmt::format_to(it, "\n</details>\n\n<sub>dlldoctor {}</sub>\n", input.tool_version);
-  return out;
+  sink.put(out);
+}
+
+}  // namespace
+
+int exit_status(const ReportInput& input) {
+  const bool error = std::any_of(input.findings->begin(), input.findings->end(),
+                                 [](const rules::Finding& f) { return f.severity == rules::Severity::Error; });
+  return error || !input.closure->outcome.ok ? 1 : 0;
+}
+
+const Writers<ClosureView>& closure_writers() {
+  static const Writers<ClosureView> writers{
+      {"text", write_text}, {"json", write_json}, {"markdown", write_markdown}, {"dot", write_closure_dot}};
+  return writers;
 }
 
 }  // namespace dlldoctor::report

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "dlldoctor/report/json_text.hpp"
+
 namespace dlldoctor::report {
 namespace {
 
@@ -153,6 +155,38 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
   if (image.has_clr) out += "  .NET assembly (CLR header present)\n";
   fmt::format_to(it, "  signed: {}\n", image.is_signed ? "yes (Authenticode certificate present)" : "no");
   for (const auto& w : image.warnings) fmt::format_to(it, "  warning: {}\n", w);
+}
+
+namespace {
+
+void write_text(Sink& sink, const ImageFiles& files, const WriteStyle&) {
+  std::string text;
+  for (const std::string& path : files.paths) {
+    const Result<pe::Image> image = files.read(path);
+    if (!image) continue;  // the reader said why, on stderr
+    text.clear();
+    append_image_text(text, path, *image);
+    sink.put(text);
+  }
+}
+
+// One file: its object; several: an array of them, in the order given (a file that cannot be read is
+// an object with its error).
+void write_json(Sink& sink, const ImageFiles& files, const WriteStyle&) {
+  JsonStream out(sink);
+  if (files.paths.size() != 1) out.open_array();
+  for (const std::string& path : files.paths) {
+    const Result<pe::Image> image = files.read(path);
+    out.put(image ? image_to_json(path, *image) : image_error_to_json(path, image.error().message));
+  }
+  if (files.paths.size() != 1) out.close();
+}
+
+}  // namespace
+
+const Writers<ImageFiles>& image_writers() {
+  static const Writers<ImageFiles> writers{{"text", write_text}, {"json", write_json}};
+  return writers;
 }
 
 }  // namespace dlldoctor::report

@@ -54,11 +54,69 @@ BasicJson printable(const BasicJson& value) {
 
 template <typename BasicJson>
 std::string json_text(const BasicJson& document) {
+  return json_text_at(document, 0) + "\n";
+}
+
+template <typename BasicJson>
+std::string json_text_at(const BasicJson& value, std::size_t indent) {
   // printable() leaves no invalid UTF-8, so dump() cannot throw; strict mode would say so if it did.
-  return escape_remaining_controls(printable(document).dump(2, ' ', false, BasicJson::error_handler_t::strict)) + "\n";
+  std::string text =
+      escape_remaining_controls(printable(value).dump(2, ' ', false, BasicJson::error_handler_t::strict));
+  if (indent == 0) return text;
+  // dump() escapes every newline inside a string, so each one left is a line of the layout.
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out.append(indent, ' ');
+  }
+  return out;
 }
 
 template std::string json_text<nlohmann::json>(const nlohmann::json&);
 template std::string json_text<nlohmann::ordered_json>(const nlohmann::ordered_json&);
+template std::string json_text_at<nlohmann::json>(const nlohmann::json&, std::size_t);
+template std::string json_text_at<nlohmann::ordered_json>(const nlohmann::ordered_json&, std::size_t);
+
+void JsonStream::open(std::string_view key, char bracket) {
+  start(key);
+  text_ += bracket;
+  open_.push_back({bracket, true});
+}
+
+void JsonStream::start(std::string_view key) {
+  if (open_.empty()) return;
+  Open& inner = open_.back();
+  text_ += inner.empty ? "\n" : ",\n";
+  inner.empty = false;
+  text_.append(2 * open_.size(), ' ');
+  if (inner.bracket == '{') text_ += json_text_at(nlohmann::json(std::string(key)), 0) + ": ";
+}
+
+void JsonStream::close() {
+  const Open inner = open_.back();
+  open_.pop_back();
+  if (!inner.empty) {
+    text_ += '\n';
+    text_.append(2 * open_.size(), ' ');
+  }
+  text_ += inner.bracket == '{' ? '}' : ']';
+  finished();
+}
+
+void JsonStream::finished() {
+  if (open_.empty()) {
+    text_ += '\n';
+    flush();
+  } else if (text_.size() >= kFlushAt) {
+    flush();
+  }
+}
+
+void JsonStream::flush() {
+  if (text_.empty()) return;
+  out_.put(text_);
+  text_.clear();
+}
 
 }  // namespace dlldoctor::report

@@ -6,18 +6,16 @@
 #include <set>
 
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
-namespace {
 
 using scan::ScannedFile;
 
-std::string version_text(const ScannedFile& f) { return f.file_version ? f.file_version->to_string() : "-"; }
-
 // The analysis every format prints: computed once from the scan result.
-struct Summary {
+struct ScanSummary {
   struct Group {
     std::string key;
     const rules::Family* family = nullptr;
@@ -41,17 +39,21 @@ struct Summary {
   std::vector<const ScannedFile*> backups;
 };
 
+namespace {
+
+std::string version_text(const ScannedFile& f) { return f.file_version ? f.file_version->to_string() : "-"; }
+
 // The severity rules/findings.toml gives a finding; `otherwise` for rule folders that do not define it.
 rules::Severity severity_of(const rules::RuleData& rules, const std::string& id, rules::Severity otherwise) {
   const rules::FindingRule* rule = rules.finding(id);
   return rule ? rule->severity : otherwise;
 }
 
-Summary summarize(const ScanInput& input) {
-  Summary summary;
+ScanSummary summarize(const ScanInput& input) {
+  ScanSummary summary;
   const auto& files = input.result->files;
   for (std::size_t i = 0; i < files.size();) {
-    Summary::Group group;
+    ScanSummary::Group group;
     group.key = files[i].key;
     group.family = input.rules->family_of(DllName::of_file(group.key));
     for (; i < files.size() && files[i].key == group.key; ++i) {
@@ -82,7 +84,7 @@ Summary summarize(const ScanInput& input) {
   }
 
   for (const rules::Family& family : input.rules->families) {
-    Summary::FamilyVersions versions{&family, {}};
+    ScanSummary::FamilyVersions versions{&family, {}};
     for (const auto& group : summary.groups) {
       if (group.family != &family) continue;
       if (std::find(family.main.begin(), family.main.end(), DllName::of_file(group.key)) == family.main.end()) continue;
@@ -152,34 +154,11 @@ Json copy_json(const ScanInput& input, const ScannedFile& f) {
   return j;
 }
 
-}  // namespace
-
-std::size_t scan_errors(const ScanInput& input) {
-  const Summary summary = summarize(input);
-  return static_cast<std::size_t>(
-      std::count_if(summary.mixed_folders.begin(), summary.mixed_folders.end(),
-                    [](const Summary::MixedFolder& m) { return m.severity == rules::Severity::Error; }));
-}
-
-Json scan_to_json(const ScanInput& input) {
-  const Summary summary = summarize(input);
+// Streamed: a DLL name and its copies at a time.
+void write_json(Sink& sink, const ScanView& view, const WriteStyle&) {
+  const ScanInput& input = view.input();
+  const ScanSummary& summary = view.summary();
   const auto& result = *input.result;
-  Json dlls = Json::array();
-  for (const auto& group : summary.groups) {
-    Json copies = Json::array();
-    for (const auto* copy : group.copies) copies.push_back(copy_json(input, *copy));
-    Json identical = Json::array();
-    for (const auto& same : group.identical) {
-      Json paths = Json::array();
-      for (const auto* copy : same) paths.push_back(copy->path);
-      identical.push_back(std::move(paths));
-    }
-    dlls.push_back({{"name", group.key},
-                    {"family", group.family ? Json(group.family->id) : Json(nullptr)},
-                    {"versions", group.versions},
-                    {"copies", std::move(copies)},
-                    {"identical", std::move(identical)}});
-  }
   Json families = Json::array();
   for (const auto& f : summary.families) {
     families.push_back({{"id", f.family->id},
@@ -196,33 +175,52 @@ Json scan_to_json(const ScanInput& input) {
   }
   Json backups = Json::array();
   for (const auto* b : summary.backups) backups.push_back(b->path);
-  Json j = {{"schema", kScanSchema},
-            {"tool_version", input.tool_version},
-            {"generated_at", input.generated_at},
-            {"roots", input.options->roots},
-            {"all_dlls", input.options->all_dlls},
-            {"counts",
-             {{"folders", result.folders},
-              {"entries", result.entries},
-              {"copies", result.files.size()},
-              {"unreadable_folders", result.unreadable_folders},
-              {"unreadable_files", result.unreadable_files},
-              {"vanished", result.vanished},
-              {"invalid_names", result.invalid_names.size()}}},
-            {"missing_roots", result.missing_roots},
-            {"unreadable_examples", result.unreadable_examples},
-            {"unreadable_file_examples", result.unreadable_file_examples},
-            {"invalid_names", result.invalid_names},
-            {"families", std::move(families)},
-            {"mixed_folders", std::move(mixed)},
-            {"backups", std::move(backups)},
-            {"dlls", std::move(dlls)}};
-  j["search"] = input.search ? Json(input.search->description) : Json(nullptr);
-  return j;
+  JsonStream out(sink);
+  out.open_object();
+  out.put("schema", Json(kScanSchema));
+  out.put("tool_version", Json(input.tool_version));
+  out.put("generated_at", Json(input.generated_at));
+  out.put("roots", Json(input.options->roots));
+  out.put("all_dlls", Json(input.options->all_dlls));
+  out.put("counts", Json{{"folders", result.folders},
+                         {"entries", result.entries},
+                         {"copies", result.files.size()},
+                         {"unreadable_folders", result.unreadable_folders},
+                         {"unreadable_files", result.unreadable_files},
+                         {"vanished", result.vanished},
+                         {"invalid_names", result.invalid_names.size()}});
+  out.put("missing_roots", Json(result.missing_roots));
+  out.put("unreadable_examples", Json(result.unreadable_examples));
+  out.put("unreadable_file_examples", Json(result.unreadable_file_examples));
+  out.put("invalid_names", Json(result.invalid_names));
+  out.put("families", families);
+  out.put("mixed_folders", mixed);
+  out.put("backups", backups);
+  out.open_array("dlls");
+  for (const auto& group : summary.groups) {
+    Json copies = Json::array();
+    for (const auto* copy : group.copies) copies.push_back(copy_json(input, *copy));
+    Json identical = Json::array();
+    for (const auto& same : group.identical) {
+      Json paths = Json::array();
+      for (const auto* copy : same) paths.push_back(copy->path);
+      identical.push_back(std::move(paths));
+    }
+    out.put(Json{{"name", group.key},
+                 {"family", group.family ? Json(group.family->id) : Json(nullptr)},
+                 {"versions", group.versions},
+                 {"copies", std::move(copies)},
+                 {"identical", std::move(identical)}});
+  }
+  out.close();
+  out.put("search", input.search ? Json(input.search->description) : Json(nullptr));
+  out.close();
 }
 
-std::string scan_to_text(const ScanInput& input, bool color) {
-  const Summary summary = summarize(input);
+void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
+  const ScanInput& input = view.input();
+  const ScanSummary& summary = view.summary();
+  const bool color = style.color;
   const auto& result = *input.result;
   auto warn = [&](const std::string& text) { return color ? "\x1b[33m" + text + "\x1b[0m" : text; };
   auto red = [&](const std::string& text) { return color ? "\x1b[31m" + text + "\x1b[0m" : text; };
@@ -299,11 +297,12 @@ std::string scan_to_text(const ScanInput& input, bool color) {
   if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
   for (const auto& invalid : result.invalid_names)
     put("name that is not UTF-8: " + invalid, "name that is not UTF-8:", invalid);
-  return out;
+  sink.put(out);
 }
 
-std::string scan_to_markdown(const ScanInput& input) {
-  const Summary summary = summarize(input);
+void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
+  const ScanInput& input = view.input();
+  const ScanSummary& summary = view.summary();
   const auto& result = *input.result;
   // Inside a `code span`, in a paragraph or a table cell: readable UTF-8, no '|' that ends the cell.
   auto code = [](const std::string& path) { return "`" + markdown_cell(scan::printable(path)) + "`"; };
@@ -357,7 +356,24 @@ std::string scan_to_markdown(const ScanInput& input) {
   if (result.vanished) fmt::format_to(it, "- {} files or folders vanished during the scan\n", result.vanished);
   for (const auto& name : result.invalid_names) fmt::format_to(it, "- name that is not UTF-8: {}\n", code(name));
   fmt::format_to(it, "\n<sub>dlldoctor {}</sub>\n", input.tool_version);
-  return out;
+  sink.put(out);
+}
+
+}  // namespace
+
+ScanView::ScanView(const ScanInput& input) : input_(input), summary_(std::make_unique<ScanSummary>(summarize(input))) {}
+
+ScanView::~ScanView() = default;
+
+std::size_t ScanView::errors() const {
+  return static_cast<std::size_t>(
+      std::count_if(summary_->mixed_folders.begin(), summary_->mixed_folders.end(),
+                    [](const ScanSummary::MixedFolder& m) { return m.severity == rules::Severity::Error; }));
+}
+
+const Writers<ScanView>& scan_writers() {
+  static const Writers<ScanView> writers{{"text", write_text}, {"json", write_json}, {"markdown", write_markdown}};
+  return writers;
 }
 
 }  // namespace dlldoctor::report

@@ -9,6 +9,7 @@
 #include "dlldoctor/plan/planner.hpp"
 #include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/image_report.hpp"
+#include "dlldoctor/report/writers.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
@@ -39,14 +40,10 @@ std::string verdict_line(const ReportInput& input);
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
 int exit_status(const ReportInput& input);
 
-Json closure_to_json(const ReportInput& input);
+class ClosureView;
 
-struct TextStyle {
-  bool color = false;
-};
-void append_closure_text(std::string& out, const ReportInput& input, const TextStyle& style);
-
-// Ready to paste into a GitHub issue: verdict, findings, modules table, environment folded away.
-std::string closure_to_markdown(const ReportInput& input);
+// The closure report's formats: text (the default: a terminal), json (dlldoctor.report/1, for scripts
+// and tickets, streamed module by module), markdown (to paste into an issue).
+const Writers<ClosureView>& closure_writers();
 
 }  // namespace dlldoctor::report

@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "dlldoctor/report/writers.hpp"
 
 namespace dlldoctor::report {
 
@@ -18,5 +21,54 @@ std::string escape_remaining_controls(std::string dumped);
 // the same bytes; escape_bytes), dumped, escape_remaining_controls, newline.
 template <typename BasicJson>
 std::string json_text(const BasicJson& document);
+
+// json_text of `value` without its newline, every line after the first indented by `indent` more spaces:
+// the value as it stands at that depth of a larger document.
+template <typename BasicJson>
+std::string json_text_at(const BasicJson& value, std::size_t indent);
+
+// One JSON document written as it is produced: members and elements go out one at a time, with the
+// bytes json_text would give the whole document, so a report of 694 files never holds more than one
+// file's values (issue 12). Containers are opened and closed around the values put in them.
+class JsonStream {
+ public:
+  explicit JsonStream(Sink& out) : out_(out) {}
+  JsonStream(const JsonStream&) = delete;
+  JsonStream& operator=(const JsonStream&) = delete;
+  ~JsonStream() { flush(); }
+
+  // A container as the whole document, an element of an array (key empty) or a member of an object.
+  void open_object(std::string_view key = {}) { open(key, '{'); }
+  void open_array(std::string_view key = {}) { open(key, '['); }
+  void close();
+
+  // A value as the whole document, an element of an array, or a member (key) of an object.
+  template <typename BasicJson>
+  void put(std::string_view key, const BasicJson& value) {
+    start(key);
+    text_ += json_text_at(value, 2 * open_.size());
+    finished();
+  }
+  template <typename BasicJson>
+  void put(const BasicJson& value) {
+    put(std::string_view(), value);
+  }
+
+ private:
+  void open(std::string_view key, char bracket);
+  void start(std::string_view key);
+  void finished();
+  void flush();
+
+  struct Open {
+    char bracket;
+    bool empty;
+  };
+  // Pieces of about this size go to the sink: few writes, and memory that does not grow with the document.
+  static constexpr std::size_t kFlushAt = 64 * 1024;
+  Sink& out_;
+  std::string text_;
+  std::vector<Open> open_;
+};
 
 }  // namespace dlldoctor::report

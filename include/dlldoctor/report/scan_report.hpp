@@ -2,11 +2,13 @@
 // The report of `dlldoctor --scan`: copies grouped by DLL name, with what is wrong about them.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "dlldoctor/report/image_report.hpp"
+#include "dlldoctor/report/writers.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/scan/scanner.hpp"
 
@@ -32,11 +34,27 @@ struct ScanInput {
   std::function<std::optional<std::string>(const std::string&)> windows_path;
 };
 
-// Findings of error severity (folders whose copies of one family are of two releases): the exit status.
-std::size_t scan_errors(const ScanInput& input);
+// What every format of the scan report shows: the copies grouped by DLL name, the identical ones, the
+// versions of each family, the folders that mix releases, the backups. Decided once per scan.
+struct ScanSummary;
 
-Json scan_to_json(const ScanInput& input);
-std::string scan_to_text(const ScanInput& input, bool color);
-std::string scan_to_markdown(const ScanInput& input);
+class ScanView {
+ public:
+  explicit ScanView(const ScanInput& input);
+  ScanView(const ScanView&) = delete;
+  ScanView& operator=(const ScanView&) = delete;
+  ~ScanView();
+  const ScanInput& input() const { return input_; }
+  const ScanSummary& summary() const { return *summary_; }
+  // Findings of error severity (folders whose copies of one family are of two releases): the exit status.
+  std::size_t errors() const;
+
+ private:
+  const ScanInput& input_;
+  std::unique_ptr<const ScanSummary> summary_;
+};
+
+// The scan report's formats: text, json (dlldoctor.scan/1, streamed a DLL name at a time), markdown.
+const Writers<ScanView>& scan_writers();
 
 }  // namespace dlldoctor::report

@@ -1,0 +1,14 @@
+#pragma once
+// The closure report's writers that live in files of their own; closure_writers() lists them all.
+#include "dlldoctor/report/closure_view.hpp"
+#include "dlldoctor/report/writers.hpp"
+
+namespace dlldoctor::report {
+
+void write_closure_dot(Sink& sink, const ClosureView& view, const WriteStyle& style);
+
+// The ```mermaid block of the Markdown report: what_matters() of the picture, which GitHub draws in the
+// ticket itself. Empty when nothing fails, lost or is named by a finding.
+std::string mermaid_block(const ClosureView& view);
+
+}  // namespace dlldoctor::report

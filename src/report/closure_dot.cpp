@@ -1,0 +1,80 @@
+// The closure report as a Graphviz graph (--format dot): `dot -Tsvg report.dot -o report.svg`.
+#include <fmt/format.h>
+
+#include "dlldoctor/report/closure_formats.hpp"
+#include "dlldoctor/report/picture.hpp"
+#include "dlldoctor/report/text_layout.hpp"
+
+namespace dlldoctor::report {
+namespace {
+
+// A DOT double-quoted string: a backslash would start an escape of Graphviz's own (\n, \l, \N), and a
+// Windows path is full of them; a quote would end the string.
+std::string dot_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + '"';
+}
+
+// Lines of a label, joined by Graphviz's centred line break.
+std::string label(const std::vector<std::string>& lines) {
+  std::string joined;
+  for (const std::string& line : lines) joined += (joined.empty() ? "" : "\n") + line;
+  std::string out;
+  for (char c : dot_string(joined)) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out;
+}
+
+const char* line_style(EdgeLook::Line line) {
+  switch (line) {
+    case EdgeLook::Line::Solid: return "solid";
+    case EdgeLook::Line::Dashed: return "dashed";
+    case EdgeLook::Line::Dotted: return "dotted";
+    case EdgeLook::Line::Bold: return "bold";
+  }
+  return "solid";
+}
+
+}  // namespace
+
+void write_closure_dot(Sink& sink, const ClosureView& view, const WriteStyle&) {
+  const Picture picture = picture_of(view);
+  const NodeLook verdict_look = look_of(PictureNode{});
+  const bool bad = view.tone() == Tone::Fails || view.tone() == Tone::Broken;
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "// dlldoctor {}: dot -Tsvg this.dot -o this.svg\ndigraph dlldoctor {{\n",
+                 view.shown().tool_version);
+  // The verdict names files: wrapped at spaces only, like the text report's.
+  fmt::format_to(it, "  graph [rankdir=LR, labelloc=t, fontname=\"Helvetica\", fontsize=12, fontcolor={}, label={}];\n",
+                 dot_string(bad ? "#b71c1c" : verdict_look.text),
+                 label({wrap(view.verdict(), 100, "", view.unbreakable())}));
+  out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
+  out += "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+  for (std::size_t i = 0; i < picture.nodes.size(); ++i) {
+    const PictureNode& node = picture.nodes[i];
+    const NodeLook look = look_of(node);
+    fmt::format_to(it, "  n{} [label={}, fillcolor={}, color={}, fontcolor={}{}{}];\n", i, label(label_lines(node)),
+                   dot_string(look.fill), dot_string(look.border), dot_string(look.text),
+                   look.dashed ? ", style=\"rounded,filled,dashed\"" : "", look.thick ? ", penwidth=2" : "");
+  }
+  for (const PictureEdge& edge : picture.edges) {
+    const EdgeLook look = look_of(edge);
+    fmt::format_to(it, "  n{} -> n{} [color={}, style={}{}{}];\n", edge.from, edge.to, dot_string(look.color),
+                   line_style(look.line), look.labelled ? ", label=" + dot_string(edge.label) : std::string(),
+                   // A copy that lost loads nothing.
+                   edge.kind == PictureEdge::Kind::Shadows ? ", arrowhead=none" : "");
+  }
+  // A copy that lost stands beside its winner (one rank: above or below it, the graph running left to right).
+  for (const PictureEdge& edge : picture.edges) {
+    if (edge.kind == PictureEdge::Kind::Shadows)
+      fmt::format_to(it, "  {{ rank=same; n{}; n{}; }}\n", edge.to, edge.from);
+  }
+  out += "}\n";
+  sink.put(out);
+}
+
+}  // namespace dlldoctor::report

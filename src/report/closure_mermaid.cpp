@@ -1,0 +1,73 @@
+// The picture a Markdown report carries: a Mermaid flowchart, which GitHub and GitLab draw where the
+// report is pasted.
+#include <fmt/format.h>
+
+#include "dlldoctor/report/closure_formats.hpp"
+#include "dlldoctor/report/picture.hpp"
+
+namespace dlldoctor::report {
+namespace {
+
+// A ticket shows this many modules at most; the modules table below has every one.
+constexpr std::size_t kMermaidNodes = 40;
+
+// Text inside a quoted Mermaid label. Labels are HTML, and Mermaid reads #name; as an entity: so quotes,
+// angle brackets, ampersands and '#' are written as entities, and a backtick too (a label starting with
+// one is Markdown, and three would end the fence around the block).
+std::string mermaid_text(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "#quot;"; break;
+      case '<': out += "#lt;"; break;
+      case '>': out += "#gt;"; break;
+      case '&': out += "#amp;"; break;
+      case '#': out += "#35;"; break;
+      case '`': out += "#96;"; break;
+      case '|': out += "#124;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string arrow(const PictureEdge& edge) {
+  const EdgeLook look = look_of(edge);
+  const std::string text = look.labelled ? "|\"" + mermaid_text(edge.label) + "\"|" : "";
+  if (edge.kind == PictureEdge::Kind::Shadows) return "-.-" + text;
+  switch (look.line) {
+    case EdgeLook::Line::Solid: return "-->" + text;
+    case EdgeLook::Line::Bold: return "==>" + text;
+    case EdgeLook::Line::Dashed:
+    case EdgeLook::Line::Dotted: return "-.->" + text;
+  }
+  return "-->" + text;
+}
+
+}  // namespace
+
+std::string mermaid_block(const ClosureView& view) {
+  const Picture picture = what_matters(view, picture_of(view), kMermaidNodes);
+  if (picture.nodes.empty()) return "";
+  std::string out = "\n### What loads what\n\n```mermaid\nflowchart LR\n";
+  auto it = std::back_inserter(out);
+  for (std::size_t i = 0; i < picture.nodes.size(); ++i) {
+    std::string label;
+    for (const std::string& line : label_lines(picture.nodes[i]))
+      label += (label.empty() ? "" : "<br/>") + mermaid_text(line);
+    fmt::format_to(it, "  n{}[\"{}\"]\n", i, label);
+  }
+  for (const PictureEdge& edge : picture.edges) fmt::format_to(it, "  n{} {} n{}\n", edge.from, arrow(edge), edge.to);
+  for (std::size_t i = 0; i < picture.nodes.size(); ++i) {
+    const NodeLook look = look_of(picture.nodes[i]);
+    fmt::format_to(it, "  style n{} fill:{},stroke:{},color:{}{}{}\n", i, look.fill, look.border, look.text,
+                   look.thick ? ",stroke-width:2px" : "", look.dashed ? ",stroke-dasharray:4 3" : "");
+  }
+  out += "```\n";
+  if (picture.left_out > 0)
+    fmt::format_to(it, "\n{} more modules that matter are left out of the picture; the table below lists them.\n",
+                   picture.left_out);
+  return out;
+}
+
+}  // namespace dlldoctor::report
