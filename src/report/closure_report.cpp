@@ -114,21 +114,6 @@ Json module_json(const Module& module) {
               {"searched", std::move(searched)}};
 }
 
-Json finding_json(const rules::Finding& finding, const rules::RuleData* rules) {
-  const rules::FailureMode* mode = rules ? rules->failure_mode(finding.failure_mode) : nullptr;
-  return Json{{"id", finding.id},
-              {"title", finding.title},
-              {"failure_mode", finding.failure_mode},
-              {"failure_mode_title", mode ? Json(mode->title) : Json(nullptr)},
-              {"seed_section", mode && !mode->seed_section.empty() ? Json(mode->seed_section) : Json(nullptr)},
-              {"failure_mode_explanation", mode ? Json(mode->explanation) : Json(nullptr)},
-              {"severity", std::string(rules::severity_name(finding.severity))},
-              {"module", finding.module.empty() ? Json(nullptr) : Json(finding.module)},
-              {"message", finding.message},
-              {"evidence", finding.evidence},
-              {"fix", finding.fix}};
-}
-
 Json python_json(const recipes::Expansion& expansion) {
   const env::PythonEnvironment& python = expansion.python;
   Json recipes = Json::array();
@@ -288,7 +273,7 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   out.put("stack", stack_json(view.raw_stack()));
   out.open_array("findings");
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
-    Json finding = finding_json((*input.findings)[i], input.rules);
+    Json finding = finding_to_json((*input.findings)[i], input.rules);
     finding["fix_same_as"] = view.same_fix()[i] ? Json(*view.same_fix()[i]) : Json(nullptr);
     out.put(finding);
   }
@@ -645,6 +630,21 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
 }
 
 }  // namespace
+
+Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules) {
+  const rules::FailureMode* mode = rules ? rules->failure_mode(finding.failure_mode) : nullptr;
+  return Json{{"id", finding.id},
+              {"title", finding.title},
+              {"failure_mode", finding.failure_mode},
+              {"failure_mode_title", mode ? Json(mode->title) : Json(nullptr)},
+              {"seed_section", mode && !mode->seed_section.empty() ? Json(mode->seed_section) : Json(nullptr)},
+              {"failure_mode_explanation", mode ? Json(mode->explanation) : Json(nullptr)},
+              {"severity", std::string(rules::severity_name(finding.severity))},
+              {"module", finding.module.empty() ? Json(nullptr) : Json(finding.module)},
+              {"message", finding.message},
+              {"evidence", finding.evidence},
+              {"fix", finding.fix}};
+}
 
 int exit_status(const ReportInput& input) {
   const bool error = std::any_of(input.findings->begin(), input.findings->end(),

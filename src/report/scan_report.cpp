@@ -6,6 +6,8 @@
 #include <set>
 
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/report/closure_report.hpp"
+#include "dlldoctor/report/display.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
@@ -23,11 +25,11 @@ struct ScanSummary {
     std::vector<std::vector<const ScannedFile*>> identical;  // sets of two or more copies that are one file
     std::set<std::string> versions;
   };
+  // A folder finding of the rule engine (mixed-family-versions, mixed-generations-folder).
   struct MixedFolder {
-    std::string folder;
-    std::string what;     // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
-    std::string finding;  // the id in rules/findings.toml the main command reports this under
-    rules::Severity severity;
+    std::string folder;  // host path
+    std::string what;    // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+    const rules::Finding* finding;
   };
   struct FamilyVersions {
     const rules::Family* family;
@@ -42,12 +44,6 @@ struct ScanSummary {
 namespace {
 
 std::string version_text(const ScannedFile& f) { return f.file_version ? f.file_version->to_string() : "-"; }
-
-// The severity rules/findings.toml gives a finding; `otherwise` for rule folders that do not define it.
-rules::Severity severity_of(const rules::RuleData& rules, const std::string& id, rules::Severity otherwise) {
-  const rules::FindingRule* rule = rules.finding(id);
-  return rule ? rule->severity : otherwise;
-}
 
 ScanSummary summarize(const ScanInput& input) {
   ScanSummary summary;
@@ -95,34 +91,10 @@ ScanSummary summarize(const ScanInput& input) {
     if (!versions.versions.empty()) summary.families.push_back(std::move(versions));
   }
 
-  // Folders that mix generations of a kind (cuDNN 8 and 9), or releases of one family.
-  std::map<std::string, std::map<const rules::Family*, std::set<std::string>>> by_folder;
-  for (const auto& file : files) {
-    const rules::Family* family = input.rules->family_of(DllName::of_file(file.key));
-    if (!family || file.backup || !file.error.empty()) continue;
-    by_folder[folder_of(file.path)][family].insert(version_text(file));
-  }
-  for (const auto& [folder, families] : by_folder) {
-    std::map<std::string, std::vector<const rules::Family*>> kinds;
-    for (const auto& [family, versions] : families) {
-      kinds[family->kind].push_back(family);
-      if (family->same_version && versions.size() > 1) {
-        std::string list;
-        for (const auto& v : versions) list += (list.empty() ? "" : " and ") + v;
-        // Any program that loads this folder's copies gets members of two releases: the main command's
-        // mixed-family-versions.
-        summary.mixed_folders.push_back({folder, fmt::format("{} versions {}", family->name, list),
-                                         "mixed-family-versions",
-                                         severity_of(*input.rules, "mixed-family-versions", rules::Severity::Error)});
-      }
-    }
-    for (const auto& [kind, list] : kinds) {
-      if (kind != "cudnn" || list.size() < 2) continue;
-      std::string names;
-      for (const auto* f : list) names += (names.empty() ? "" : " and ") + f->name;
-      summary.mixed_folders.push_back(
-          {folder, names, "mixed-generations-folder",
-           severity_of(*input.rules, "mixed-generations-folder", rules::Severity::Warning)});
+  if (input.findings) {
+    for (const rules::Finding& finding : *input.findings) {
+      summary.mixed_folders.push_back({finding.evidence.value("host_folder", std::string()),
+                                       finding.evidence.value("mixes", std::string()), &finding});
     }
   }
   return summary;
@@ -170,8 +142,8 @@ void write_json(Sink& sink, const ScanView& view, const WriteStyle&) {
   for (const auto& m : summary.mixed_folders) {
     mixed.push_back({{"folder", m.folder},
                      {"mixes", m.what},
-                     {"finding", m.finding},
-                     {"severity", rules::severity_name(m.severity)}});
+                     {"finding", m.finding->id},
+                     {"severity", rules::severity_name(m.finding->severity)}});
   }
   Json backups = Json::array();
   for (const auto* b : summary.backups) backups.push_back(b->path);
@@ -214,6 +186,16 @@ void write_json(Sink& sink, const ScanView& view, const WriteStyle&) {
   }
   out.close();
   out.put("search", input.search ? Json(input.search->description) : Json(nullptr));
+  Json findings = Json::array();
+  if (input.findings) {
+    const auto same_fix = same_fix_as(*input.findings);
+    for (std::size_t i = 0; i < input.findings->size(); ++i) {
+      Json finding = finding_to_json((*input.findings)[i], input.rules);
+      finding["fix_same_as"] = same_fix[i] ? Json(*same_fix[i]) : Json(nullptr);
+      findings.push_back(std::move(finding));
+    }
+  }
+  out.put("findings", findings);
   out.close();
 }
 
@@ -242,9 +224,12 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
                    f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
   }
   for (const auto& m : summary.mixed_folders) {
-    const std::string label = m.severity == rules::Severity::Error ? red("error:") : warn("warning:");
+    const std::string label = m.finding->severity == rules::Severity::Error ? red("error:") : warn("warning:");
     put(fmt::format("{} {} mixes {}", label, name(m.folder), m.what),
         fmt::format("{} this folder mixes {}:", label, m.what), name(m.folder));
+    if (m.finding->fix.empty()) continue;
+    fmt::format_to(it, "  [{}] fix:\n", m.finding->id);
+    for (const std::string& line : m.finding->fix) out += fix_text(line);
   }
   for (const auto* b : summary.backups) {
     put(fmt::format("backup copy: {} ({})", name(b->path), version_text(*b)),
@@ -317,8 +302,13 @@ void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
                    f.versions.size() > 1 ? " — more than one version on this disk" : "");
   }
   for (const auto& m : summary.mixed_folders) {
-    fmt::format_to(it, "- {} {} mixes {}\n",
-                   m.severity == rules::Severity::Error ? ":x: **error**" : ":warning:", code(m.folder), m.what);
+    fmt::format_to(it, "- {} {} mixes {} (`{}`)\n",
+                   m.finding->severity == rules::Severity::Error ? ":x: **error**" : ":warning:", code(m.folder),
+                   m.what, m.finding->id);
+    if (m.finding->fix.empty()) continue;
+    out += "\n  ```powershell\n";
+    for (const std::string& line : m.finding->fix) out += "  " + line + "\n";
+    out += "  ```\n\n";
   }
   for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy {} ({})\n", code(b->path), version_text(*b));
   if (input.search) fmt::format_to(it, "- search: {}\n", input.search->description);
@@ -368,7 +358,7 @@ ScanView::~ScanView() = default;
 std::size_t ScanView::errors() const {
   return static_cast<std::size_t>(
       std::count_if(summary_->mixed_folders.begin(), summary_->mixed_folders.end(),
-                    [](const ScanSummary::MixedFolder& m) { return m.severity == rules::Severity::Error; }));
+                    [](const ScanSummary::MixedFolder& m) { return m.finding->severity == rules::Severity::Error; }));
 }
 
 const Writers<ScanView>& scan_writers() {

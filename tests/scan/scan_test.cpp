@@ -193,7 +193,11 @@ TEST_CASE("scan text output, and bad roots") {
   const auto text = scan({"--scan", root.string()});
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("cuDNN 9: 9.0.0.312, 9.1.0.70 (more than one version on this disk)") != std::string::npos);
-  CHECK(text.out.find("mixes cuDNN 9 and cuDNN 8") != std::string::npos);
+  // The rule engine's finding, generations oldest first, with its fix.
+  const std::size_t mixes = text.out.find("mixes cuDNN 8 and cuDNN 9");
+  CHECK(mixes != std::string::npos);
+  CHECK(text.out.find("\n  [mixed-generations-folder] fix:\n    # keep each generation in its own folder", mixes) !=
+        std::string::npos);
   const std::string backup = (root / "CUDA/v12.4/bin/cudnn64_9.dll.bak").string();
   CHECK(says_about(text.out, "backup copy: " + backup + " (9.1.0.70)", "backup copy (9.1.0.70):", backup));
   CHECK(text.out.find("1 folders could not be read") != std::string::npos);
@@ -202,12 +206,20 @@ TEST_CASE("scan text output, and bad roots") {
   CHECK(missing.err.find("no such folder") != std::string::npos);
 }
 
-// Every line fits in 80 columns, or is a path alone on its own line under the line that says what it is.
+// Every line fits in 80 columns, or is a path alone on its own line under the line that says what it is,
+// or a fix command (it must paste as one line; its comments wrap).
 void check_80_columns(const std::string& text) {
   std::istringstream lines(text);
+  bool in_fix = false;
   for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  [", 0) == 0 && line.size() > 5 && line.compare(line.size() - 5, 5, " fix:") == 0) {
+      in_fix = true;
+      continue;
+    }
+    in_fix = in_fix && line.rfind("    ", 0) == 0;
     if (dlldoctor::test::columns(line) <= 80) continue;
-    CHECK_MESSAGE((line.rfind("    /", 0) == 0 && line.find(' ', 4) == std::string::npos), line);
+    const bool command = in_fix && line.rfind("    #", 0) != 0;
+    CHECK_MESSAGE((command || (line.rfind("    /", 0) == 0 && line.find(' ', 4) == std::string::npos)), line);
   }
 }
 
@@ -335,7 +347,8 @@ TEST_CASE("scan Markdown: every copy in a table that holds, identical copies, se
   CHECK(md.out.find("/tools/cudnn-9.1/bin/cudnn64_9.dll` | shadowed |") != std::string::npos);
   CHECK(md.out.find("- cudnn64_9.dll 9.1.0.70 (") != std::string::npos);
   CHECK(md.out.find("- cudnn_ops64_9.dll 9.1.0.70 (") != std::string::npos);
-  CHECK(md.out.find("- :warning: `" + root.string() + "/CUDA/v12.4/bin` mixes cuDNN 9 and cuDNN 8") !=
+  CHECK(md.out.find("- :warning: `" + root.string() +
+                    "/CUDA/v12.4/bin` mixes cuDNN 8 and cuDNN 9 (`mixed-generations-folder`)\n\n  ```powershell\n") !=
         std::string::npos);
   CHECK(md.out.find("- 1 folders could not be read (skipped), e.g. `" + (root / "locked").string() + "`") !=
         std::string::npos);
@@ -388,6 +401,23 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
                                             {"mixes", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"},
                                             {"finding", "mixed-family-versions"},
                                             {"severity", "error"}}));
+  // The rule engine's finding, as a closure report gives it: the odd one out (the release fewer members
+  // come from; a tie goes to the newer) renamed, with the folder a named placeholder in the command.
+  REQUIRE(report["findings"].size() == 1);
+  const json& finding = report["findings"][0];
+  CHECK(finding["id"] == "mixed-family-versions");
+  CHECK(finding["severity"] == "error");
+  CHECK(finding["evidence"]["host_folder"] == (root / "app/bin").string());
+  CHECK(finding["message"].get<std::string>().find((root / "app/bin").string() + " holds cuDNN 9 DLLs of different "
+                                                   "versions: 9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_ops64_9.dll)") == 0);
+  REQUIRE(finding["fix"].size() >= 2);
+  CHECK(finding["fix"][1].get<std::string>().rfind("'<...\\app\\bin>\\cudnn64_9.dll' | ForEach-Object { Rename-Item", 0) ==
+        0);
+  // The host folder only in the comment that names the placeholder, never in a command.
+  for (const json& item : finding["fix"]) {
+    const std::string line = item.get<std::string>();
+    CHECK_MESSAGE((line.rfind("#", 0) == 0 || line.find(root.string()) == std::string::npos), line);
+  }
   const auto text = scan({"--scan", root.string()});
   CHECK(text.exit_code == 1);
   const std::string folder = (root / "app/bin").string();

@@ -40,6 +40,9 @@ std::string verdict_line(const ReportInput& input);
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
 int exit_status(const ReportInput& input);
 
+// One finding as the JSON reports give it (docs/report-json.md, "findings"), closure and scan alike.
+Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules);
+
 class ClosureView;
 
 // The closure report's formats: text (the default: a terminal), json (dlldoctor.report/1, for scripts

@@ -9,6 +9,7 @@
 
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/writers.hpp"
+#include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/scan/scanner.hpp"
 
@@ -30,6 +31,8 @@ struct ScanInput {
   const scan::ScanResult* result = nullptr;
   const rules::RuleData* rules = nullptr;
   const ScanSearch* search = nullptr;  // may be null
+  // What the rule engine concludes about the folders (rules::run_folder_rules); may be null.
+  const std::vector<rules::Finding>* findings = nullptr;
   // Host path -> Windows path, when a sysroot maps them.
   std::function<std::optional<std::string>(const std::string&)> windows_path;
 };

@@ -46,6 +46,12 @@ struct RuleOutput {
 
 RuleOutput run_rules(const RuleInput& input);
 
+// The checks of folders by themselves, not of one process (--scan): a folder that mixes one family's
+// releases (mixed-family-versions, variant "folder") or a kind's generations (mixed-generations-folder).
+// The same findings, ids, fixes and plan steps the closure report gives; evidence has "folder" (as
+// shown), "host_folder" and "mixes" ("cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70").
+RuleOutput run_folder_rules(const std::vector<env::FolderContents>& folders, const RuleData& rules);
+
 // Sources of the inventory copies found beside a module of the closure: next to the module that imports
 // the missing DLL, or next to any module the process has loaded; the module's name follows.
 inline constexpr const char* kNextToImporter = "next to its importer ";
@@ -126,5 +132,7 @@ void detect_shadowing(const RuleInput& input, FindingSink& sink);
 void detect_path_defects(const RuleInput& input, FindingSink& sink);
 void detect_missing_exports(const RuleInput& input, FindingSink& sink);
 void detect_versions(const RuleInput& input, FindingSink& sink);
+void detect_mixed_generations(const std::vector<env::FolderContents>& folders, const RuleData& rules,
+                              FindingSink& sink);
 
 }  // namespace dlldoctor::rules

@@ -1,5 +1,6 @@
-// Section 5.5: an older copy wins, one family's DLLs come from different releases, a folder mixes
-// generations; and the other side, copies that a full-path load makes irrelevant.
+// Section 5.5: an older copy wins, one family's DLLs come from different releases, a folder on the search
+// path mixes generations (folder_mixes.cpp); and the other side, copies that a full-path load makes
+// irrelevant.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -104,56 +105,6 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
   }
 }
 
-// "cudnn*64_8.dll" for cuDNN 8: the common start and end of the family's names.
-std::string name_pattern(const Family& family) {
-  std::string prefix = family.members.front().key(), suffix = family.members.front().key();
-  for (const DllName& member : family.members) {
-    const std::string& name = member.key();
-    std::size_t p = 0;
-    while (p < prefix.size() && p < name.size() && prefix[p] == name[p]) ++p;
-    prefix.resize(p);
-    std::size_t s = 0;
-    while (s < suffix.size() && s < name.size() && suffix[suffix.size() - 1 - s] == name[name.size() - 1 - s]) ++s;
-    suffix = suffix.substr(suffix.size() - s);
-  }
-  return prefix + "*" + suffix;
-}
-
-// The folder `name` beside `folder`, in the spelling (Windows or host) `folder` has.
-std::string sibling_folder(const std::string& folder, const std::string& name) {
-  const char separator = folder.find('\\') != std::string::npos ? '\\' : '/';
-  return folder_of(folder) + separator + name;
-}
-
-void mixed_generations(const RuleInput& input, FindingSink& sink) {
-  for (const env::FolderContents& folder : input.inventory.search_folders) {
-    std::map<std::string, std::set<const Family*>> by_kind;
-    for (const env::DllCopy& dll : folder.dlls) {
-      if (const Family* family = input.rules.family_of(DllName::of_file(dll.name))) {
-        if (family->kind == "cudnn") by_kind[family->kind].insert(family);
-      }
-    }
-    for (const auto& [kind, families] : by_kind) {
-      if (families.size() < 2) continue;
-      std::vector<const Family*> sorted(families.begin(), families.end());
-      std::sort(sorted.begin(), sorted.end(),
-                [](const Family* a, const Family* b) { return a->generation < b->generation; });
-      std::string names;
-      for (const Family* f : sorted) names += (names.empty() ? "" : " and ") + f->name;
-      const Family& older = *sorted.front();
-      const std::string shown_folder = detail::shown(folder.folder);
-      detail::Json dlls = detail::Json::array();
-      for (const env::DllCopy& dll : folder.dlls) dlls.push_back(detail::copy_json(dll));
-      sink.emit("mixed-generations-folder", "default", older.main.front().key(),
-                {{"folder", shown_folder},
-                 {"families", names},
-                 {"moved_folder", sibling_folder(shown_folder, older.id)},
-                 {"pattern", name_pattern(older)}},
-                {{"folder", detail::shown(folder.folder)}, {"dlls", std::move(dlls)}});
-    }
-  }
-}
-
 // A family's main DLL loaded by full path (torch loads every torch\lib\*.dll so) while other copies sit on
 // the search path or elsewhere: those are not what this process uses, and fixing them changes nothing for
 // it. When every member of the family that loads comes from that one folder, the whole set is settled.
@@ -203,7 +154,7 @@ void copies_not_used(const RuleInput& input, FindingSink& sink) {
 void detect_shadowing(const RuleInput& input, FindingSink& sink) {
   older_copy_wins(input, sink);
   mixed_family_versions(input, sink);
-  mixed_generations(input, sink);
+  detect_mixed_generations(input.inventory.search_folders, input.rules, sink);
   copies_not_used(input, sink);
 }
 
