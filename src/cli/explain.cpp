@@ -375,7 +375,7 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
       ->capture_default_str();
   app.add_option("--format", options->format,
                  "Output format (text on a terminal, json for scripts and tickets, "
-                 "markdown to paste into an issue, with a Mermaid picture; dot for Graphviz)")
+                 "markdown to paste into an issue, with a Mermaid picture; dot for Graphviz; html, one page)")
       ->check(CLI::IsMember(report::writer_names(report::closure_writers())))
       ->capture_default_str();
   app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");

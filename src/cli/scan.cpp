@@ -10,9 +10,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
-#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/report/scan_report.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"

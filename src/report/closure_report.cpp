@@ -288,37 +288,14 @@ class TreeWriter {
              const WriteStyle& style)
       : out_(out), closure_(closure), shown_(shown), style_(style) {}
 
-  // One top-level tree. Which children are drawn depends on what was drawn before them (a system DLL
-  // that resolved fine is drawn once), so the tree is laid out first and drawn second: a `├─` then
-  // always has a sibling below it.
-  void write(std::size_t index) {
-    const Node node = lay_out(index);
-    draw(node, "", true, true);
-  }
-
-  bool drawn(std::size_t index) const { return printed_.count(index) > 0; }
+  // One top-level tree, laid out by the view (a `├─` then always has a sibling below it).
+  void write(const TreeNode& tree) { draw(tree, "", true, true); }
 
  private:
-  struct Node {
-    std::size_t module;
-    bool repeat;
-    std::vector<Node> children;
-  };
-
-  Node lay_out(std::size_t index) {
-    Node node{index, printed_.count(index) > 0, {}};
-    printed_.insert(index);
-    if (node.repeat) return node;
-    for (std::size_t child : closure_.modules[index].children) {
-      if (!hidden(child)) node.children.push_back(lay_out(child));
-    }
-    return node;
-  }
-
   // A text tree lists this many missing exports of a module; JSON lists them all.
   static constexpr std::size_t kMissingExportsShown = 5;
 
-  void draw(const Node& node, const std::string& prefix, bool last, bool top) {
+  void draw(const TreeNode& node, const std::string& prefix, bool last, bool top) {
     const Module& module = closure_.modules[node.module];
     const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
     const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
@@ -354,21 +331,9 @@ class TreeWriter {
     }
   }
 
-  // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
-  bool hidden(std::size_t child) const {
-    const Module& c = closure_.modules[child];
-    return printed_.count(child) && c.resolution.failure == Failure::None && is_system(c);
-  }
-
   std::string paint(const std::string& text, bool bad) const {
     if (!style_.color) return text;
     return (bad ? "\x1b[31m" : "\x1b[32m") + text + "\x1b[0m";
-  }
-
-  static bool is_system(const Module& module) {
-    const auto step = module.resolution.found_by;
-    return module.resolution.assumed || step == resolve::SearchStep::KnownDll || step == resolve::SearchStep::ApiSet ||
-           step == resolve::SearchStep::System32;
   }
 
   // A tree line: "head path tail" (line_with_path keeps it within kTextWidth).
@@ -404,7 +369,6 @@ class TreeWriter {
   const graph::Closure& closure_;
   const std::vector<ModuleShown>& shown_;
   const WriteStyle& style_;
-  std::set<std::size_t> printed_;
 };
 
 // What the recipes did, before the trees of their loads: the environment, then each recipe's steps.
@@ -424,46 +388,6 @@ void append_python_text(std::string& out, const recipes::Expansion& expansion) {
   }
   for (const std::string& variable : expansion.variables_used) out += wrap("  " + variable, kTextWidth, "    ") + "\n";
   out += '\n';
-}
-
-// One line of the stack as the text and Markdown reports show it: "cuDNN 9.1.0.70".
-struct StackRow {
-  std::string part;
-  const StackEntry* entry;
-};
-
-std::vector<StackRow> stack_rows(const Stack& stack) {
-  std::vector<StackRow> rows;
-  auto label = [](const char* part, const StackEntry& entry) {
-    // A family whose files do not say its release (curand's name spans CUDA majors) is named instead.
-    return entry.version.empty() ? entry.name : fmt::format("{} {}", part, entry.version);
-  };
-  if (stack.driver) {
-    const std::string newest = stack.driver->newest_cuda;
-    rows.push_back({label("driver", stack.driver->entry) +
-                        (newest.empty() ? std::string() : fmt::format(" (CUDA {} and older)", newest)),
-                    &stack.driver->entry});
-  }
-  for (const StackEntry& entry : stack.cuda_runtimes) rows.push_back({label("CUDA", entry), &entry});
-  for (const StackEntry& entry : stack.cudnn) rows.push_back({label("cuDNN", entry), &entry});
-  for (const StackEntry& entry : stack.msvc_runtime) rows.push_back({label("MSVC", entry), &entry});
-  return rows;
-}
-
-// "PyTorch 2.5.1+cu124, built for CUDA 12.4: its own cuDNN 9.1.0.70 loads".
-std::string framework_line(const StackFramework& framework) {
-  std::string line = framework.name + (framework.version.empty() ? "" : " " + framework.version);
-  std::vector<std::string> built;
-  if (!framework.cuda.empty()) built.push_back("CUDA " + framework.cuda);
-  if (!framework.cudnn.empty()) built.push_back("cuDNN " + framework.cudnn);
-  if (!built.empty()) line += ", built for " + fmt::format("{}", fmt::join(built, " and "));
-  if (!framework.own_cudnn.empty()) line += ": its own cuDNN " + framework.own_cudnn + " loads";
-  return line;
-}
-
-std::string stack_where(const StackEntry& entry) {
-  return entry.assumed ? entry.windows_path.value_or("") + " (assumed)"
-                       : entry.windows_path.value_or(entry.path.value_or(""));
 }
 
 std::string dll_count(const StackEntry& entry) {
@@ -553,11 +477,8 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
   // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
   // loads asked about come first, and the host's own start-up after them: it is context.
   TreeWriter tree(out, closure, view.modules(), style);
-  // A load the process had already made (a recipe loads a whole folder) is answered by a module drawn
-  // above: the JSON lists every call, the tree draws each module once.
   bool first = true;
-  for (std::size_t top : view.tops()) {
-    if (tree.drawn(top)) continue;
+  for (const TreeNode& top : view.trees()) {
     if (!first) out += '\n';
     first = false;
     tree.write(top);
@@ -653,8 +574,11 @@ int exit_status(const ReportInput& input) {
 }
 
 const Writers<ClosureView>& closure_writers() {
-  static const Writers<ClosureView> writers{
-      {"text", write_text}, {"json", write_json}, {"markdown", write_markdown}, {"dot", write_closure_dot}};
+  static const Writers<ClosureView> writers{{"text", write_text},
+                                            {"json", write_json},
+                                            {"markdown", write_markdown},
+                                            {"dot", write_closure_dot},
+                                            {"html", write_closure_html}};
   return writers;
 }
 

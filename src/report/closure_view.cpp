@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace dlldoctor::report {
 namespace {
 
@@ -38,6 +40,41 @@ ModuleShown module_shown(const graph::Module& module) {
   }
   return shown;
 }
+
+// Which children a tree draws depends on what was drawn before them, so trees are laid out in the
+// order they are drawn.
+class TreeLayout {
+ public:
+  explicit TreeLayout(const graph::Closure& closure) : closure_(closure) {}
+
+  bool drawn(std::size_t index) const { return drawn_.count(index) > 0; }
+
+  TreeNode lay_out(std::size_t index) {
+    TreeNode node{index, drawn(index), {}};
+    drawn_.insert(index);
+    if (node.repeat) return node;
+    for (std::size_t child : closure_.modules[index].children) {
+      if (!hidden(child)) node.children.push_back(lay_out(child));
+    }
+    return node;
+  }
+
+ private:
+  // System DLLs that resolved fine are shown once; repeating them under every importer is noise.
+  bool hidden(std::size_t child) const {
+    const graph::Module& c = closure_.modules[child];
+    return drawn(child) && c.resolution.failure == Failure::None && is_system(c);
+  }
+
+  static bool is_system(const graph::Module& module) {
+    const auto step = module.resolution.found_by;
+    return module.resolution.assumed || step == resolve::SearchStep::KnownDll || step == resolve::SearchStep::ApiSet ||
+           step == resolve::SearchStep::System32;
+  }
+
+  const graph::Closure& closure_;
+  std::set<std::size_t> drawn_;
+};
 
 struct Verdict {
   Tone tone;
@@ -101,15 +138,20 @@ ClosureView::ClosureView(const ReportInput& input)
     if (module.resolution.path) unbreakable_.push_back(*module.resolution.path);
     if (module.resolution.windows_path) unbreakable_.push_back(*module.resolution.windows_path);
   }
+  std::vector<std::size_t> tops;
   for (std::size_t i = 1; i < closure.modules.size(); ++i) {
-    if (closure.modules[i].depth == 0) tops_.push_back(i);
+    if (closure.modules[i].depth == 0) tops.push_back(i);
   }
   if (!closure.modules.empty()) {
     if (shown_input.request->loads.empty()) {
-      tops_.insert(tops_.begin(), 0);
+      tops.insert(tops.begin(), 0);
     } else {
-      tops_.push_back(0);
+      tops.push_back(0);
     }
+  }
+  TreeLayout layout(closure);
+  for (std::size_t top : tops) {
+    if (!layout.drawn(top)) trees_.push_back(layout.lay_out(top));
   }
 }
 

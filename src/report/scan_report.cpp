@@ -8,6 +8,7 @@
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/display.hpp"
+#include "dlldoctor/report/html_page.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
@@ -349,6 +350,92 @@ void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
   sink.put(out);
 }
 
+// Every copy grouped by DLL name and version, with a filter box; the folder findings with their fixes.
+void write_html(Sink& sink, const ScanView& view, const WriteStyle&) {
+  const ScanInput& input = view.input();
+  const ScanSummary& summary = view.summary();
+  const auto& result = *input.result;
+  const auto name = [](const std::string& path) { return html_text(scan::printable(path)); };
+  std::string out = html_page_start("dlldoctor scan");
+  auto it = std::back_inserter(out);
+  std::string roots;
+  for (const auto& root : input.options->roots)
+    roots += (roots.empty() ? "" : ", ") + ("<code>" + name(root) + "</code>");
+  fmt::format_to(it,
+                 "<h1>dlldoctor scan</h1>\n<p id=\"summary\">Scanned {} folders ({} entries) under {}: {} copies of {} "
+                 "DLL names.</p>\n",
+                 result.folders, result.entries, roots, result.files.size(), summary.groups.size());
+  if (!summary.families.empty()) {
+    out += "<ul>\n";
+    for (const auto& f : summary.families) {
+      fmt::format_to(it, "<li><b>{}</b>: {}{}</li>\n", html_text(f.family->name),
+                     html_text(fmt::format("{}", fmt::join(f.versions, ", "))),
+                     f.versions.size() > 1 ? " (more than one version on this disk)" : "");
+    }
+    out += "</ul>\n";
+  }
+  for (const auto& m : summary.mixed_folders) {
+    const std::string_view severity = rules::severity_name(m.finding->severity);
+    fmt::format_to(it,
+                   "<div class=\"finding\"><p><span class=\"severity severity-{}\">{}</span> <code>{}</code> <span "
+                   "class=\"path\">{}</span> mixes {}</p>\n<p>{}</p>\n",
+                   severity, severity, html_text(m.finding->id), name(m.folder), html_text(m.what),
+                   html_text(m.finding->message));
+    if (!m.finding->fix.empty()) out += html_fix_list(m.finding->fix);
+    out += "</div>\n";
+  }
+  for (const auto* b : summary.backups)
+    fmt::format_to(it, "<p>backup copy <span class=\"path\">{}</span> ({})</p>\n", name(b->path), version_text(*b));
+  if (input.search) fmt::format_to(it, "<p>search: {}</p>\n", html_text(input.search->description));
+  out +=
+      "<h2>Copies</h2>\n<input class=\"filter\" data-target=\"copies\" type=\"search\" placeholder=\"filter: a DLL, a "
+      "version, a folder\">\n"
+      "<table id=\"copies\">\n<thead><tr><th>version</th><th>machine</th><th>size</th><th>path</th>";
+  out += input.search ? "<th>search</th></tr></thead>\n" : "</tr></thead>\n";
+  for (const auto& group : summary.groups) {
+    // One body per DLL name and version: the filter hides a heading whose copies are all hidden.
+    std::vector<std::string> versions;
+    for (const auto* copy : group.copies) {
+      if (std::find(versions.begin(), versions.end(), version_text(*copy)) == versions.end())
+        versions.push_back(version_text(*copy));
+    }
+    for (const std::string& version : versions) {
+      fmt::format_to(it, "<tbody>\n<tr class=\"group\"><th colspan=\"{}\">{}{} &mdash; {}</th></tr>\n",
+                     input.search ? 5 : 4, name(group.copies.front()->name),
+                     group.family ? " (" + html_text(group.family->name) + ")" : std::string(), html_text(version));
+      for (const auto* copy : group.copies) {
+        if (version_text(*copy) != version) continue;
+        // The DLL's name is in each row too, hidden, so that the filter finds its copies by name.
+        fmt::format_to(it, "<tr><td>{}<span hidden> {}</span></td><td>{}</td><td>{}</td><td class=\"path\">{}{}</td>",
+                       html_text(version), name(group.key), copy->machine ? pe::machine_name(*copy->machine) : "-",
+                       copy->size, name(copy->path),
+                       copy->error.empty() ? "" : " <span class=\"note\">" + html_text(copy->error) + "</span>");
+        if (input.search) fmt::format_to(it, "<td>{}</td>", search_status(*input.search, *copy));
+        out += "</tr>\n";
+      }
+      out += "</tbody>\n";
+    }
+  }
+  out += "</table>\n";
+  for (const auto& root : result.missing_roots)
+    fmt::format_to(it, "<p>warning: <span class=\"path\">{}</span>: no such folder</p>\n", name(root));
+  if (result.unreadable_folders) {
+    fmt::format_to(it, "<p>{} folders could not be read (skipped), e.g. <span class=\"path\">{}</span></p>\n",
+                   result.unreadable_folders, name(result.unreadable_examples.front()));
+  }
+  if (result.unreadable_files) {
+    fmt::format_to(
+        it, "<p>{} files could not be read (no permission, or locked), e.g. <span class=\"path\">{}</span></p>\n",
+        result.unreadable_files, name(result.unreadable_file_examples.front()));
+  }
+  if (result.vanished) fmt::format_to(it, "<p>{} files or folders vanished during the scan</p>\n", result.vanished);
+  for (const auto& invalid : result.invalid_names)
+    fmt::format_to(it, "<p>name that is not UTF-8: <span class=\"path\">{}</span></p>\n", name(invalid));
+  fmt::format_to(it, "<p><small>dlldoctor {}</small></p>\n", html_text(input.tool_version));
+  out += html_page_end();
+  sink.put(out);
+}
+
 }  // namespace
 
 ScanView::ScanView(const ScanInput& input) : input_(input), summary_(std::make_unique<ScanSummary>(summarize(input))) {}
@@ -362,7 +449,8 @@ std::size_t ScanView::errors() const {
 }
 
 const Writers<ScanView>& scan_writers() {
-  static const Writers<ScanView> writers{{"text", write_text}, {"json", write_json}, {"markdown", write_markdown}};
+  static const Writers<ScanView> writers{
+      {"text", write_text}, {"json", write_json}, {"markdown", write_markdown}, {"html", write_html}};
   return writers;
 }
 

@@ -1,6 +1,7 @@
 #include "dlldoctor/report/stack.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -201,6 +202,39 @@ Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules, cons
   }
   if (expansion) stack.frameworks = frameworks_of(stack, *expansion, rules);
   return stack;
+}
+
+std::vector<StackRow> stack_rows(const Stack& stack) {
+  std::vector<StackRow> rows;
+  auto label = [](const char* part, const StackEntry& entry) {
+    // A family whose files do not say its release (curand's name spans CUDA majors) is named instead.
+    return entry.version.empty() ? entry.name : fmt::format("{} {}", part, entry.version);
+  };
+  if (stack.driver) {
+    const std::string newest = stack.driver->newest_cuda;
+    rows.push_back({label("driver", stack.driver->entry) +
+                        (newest.empty() ? std::string() : fmt::format(" (CUDA {} and older)", newest)),
+                    &stack.driver->entry});
+  }
+  for (const StackEntry& entry : stack.cuda_runtimes) rows.push_back({label("CUDA", entry), &entry});
+  for (const StackEntry& entry : stack.cudnn) rows.push_back({label("cuDNN", entry), &entry});
+  for (const StackEntry& entry : stack.msvc_runtime) rows.push_back({label("MSVC", entry), &entry});
+  return rows;
+}
+
+std::string framework_line(const StackFramework& framework) {
+  std::string line = framework.name + (framework.version.empty() ? "" : " " + framework.version);
+  std::vector<std::string> built;
+  if (!framework.cuda.empty()) built.push_back("CUDA " + framework.cuda);
+  if (!framework.cudnn.empty()) built.push_back("cuDNN " + framework.cudnn);
+  if (!built.empty()) line += ", built for " + fmt::format("{}", fmt::join(built, " and "));
+  if (!framework.own_cudnn.empty()) line += ": its own cuDNN " + framework.own_cudnn + " loads";
+  return line;
+}
+
+std::string stack_where(const StackEntry& entry) {
+  return entry.assumed ? entry.windows_path.value_or("") + " (assumed)"
+                       : entry.windows_path.value_or(entry.path.value_or(""));
 }
 
 }  // namespace dlldoctor::report

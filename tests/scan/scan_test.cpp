@@ -408,11 +408,12 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
   CHECK(finding["id"] == "mixed-family-versions");
   CHECK(finding["severity"] == "error");
   CHECK(finding["evidence"]["host_folder"] == (root / "app/bin").string());
-  CHECK(finding["message"].get<std::string>().find((root / "app/bin").string() + " holds cuDNN 9 DLLs of different "
-                                                   "versions: 9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_ops64_9.dll)") == 0);
+  CHECK(finding["message"].get<std::string>().find(
+            (root / "app/bin").string() + " holds cuDNN 9 DLLs of different "
+                                          "versions: 9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_ops64_9.dll)") == 0);
   REQUIRE(finding["fix"].size() >= 2);
-  CHECK(finding["fix"][1].get<std::string>().rfind("'<...\\app\\bin>\\cudnn64_9.dll' | ForEach-Object { Rename-Item", 0) ==
-        0);
+  CHECK(finding["fix"][1].get<std::string>().rfind("'<...\\app\\bin>\\cudnn64_9.dll' | ForEach-Object { Rename-Item",
+                                                   0) == 0);
   // The host folder only in the comment that names the placeholder, never in a command.
   for (const json& item : finding["fix"]) {
     const std::string line = item.get<std::string>();

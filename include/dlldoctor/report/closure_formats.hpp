@@ -6,6 +6,7 @@
 namespace dlldoctor::report {
 
 void write_closure_dot(Sink& sink, const ClosureView& view, const WriteStyle& style);
+void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle& style);
 
 // The ```mermaid block of the Markdown report: what_matters() of the picture, which GitHub draws in the
 // ticket itself. Empty when nothing fails, lost or is named by a finding.

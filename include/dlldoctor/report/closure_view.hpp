@@ -37,6 +37,14 @@ struct ModuleShown {
   bool failed() const { return state == State::NotFound || state == State::CannotLoad; }
 };
 
+// A module as a tree drawing has it. A module drawn before is repeated without its children (`repeat`);
+// a system DLL that resolved fine is drawn once and then left out.
+struct TreeNode {
+  std::size_t module = 0;
+  bool repeat = false;
+  std::vector<TreeNode> children;
+};
+
 class ClosureView {
  public:
   explicit ClosureView(const ReportInput& input);
@@ -56,9 +64,10 @@ class ClosureView {
   const std::vector<std::optional<std::size_t>>& same_fix() const { return same_fix_; }
   // Parallel to shown().closure->modules.
   const std::vector<ModuleShown>& modules() const { return modules_; }
-  // The modules the tree drawings start from, in order: the loads asked about first, the program's own
-  // start-up after them (context), then modules no start-up import reaches (preloads).
-  const std::vector<std::size_t>& tops() const { return tops_; }
+  // The trees a report draws, in order: the loads asked about first, the program's own start-up after
+  // them (context), modules no start-up import reaches (preloads) each in a tree of its own. A load the
+  // process had already made is answered by a module drawn before: it gets no tree of its own.
+  const std::vector<TreeNode>& trees() const { return trees_; }
   // Names and paths a line of text must not break (the verdict names files).
   const std::vector<std::string>& unbreakable() const { return unbreakable_; }
 
@@ -71,7 +80,7 @@ class ClosureView {
   Stack stack_;
   std::vector<std::optional<std::size_t>> same_fix_;
   std::vector<ModuleShown> modules_;
-  std::vector<std::size_t> tops_;
+  std::vector<TreeNode> trees_;
   std::vector<std::string> unbreakable_;
 };
 

@@ -68,6 +68,19 @@ struct Stack {
   }
 };
 
+// One line of the stack as the reports show it: "cuDNN 9.1.0.70", with its entry.
+struct StackRow {
+  std::string part;
+  const StackEntry* entry;
+};
+std::vector<StackRow> stack_rows(const Stack& stack);
+
+// "PyTorch 2.5.1+cu124, built for CUDA 12.4: its own cuDNN 9.1.0.70 loads".
+std::string framework_line(const StackFramework& framework);
+
+// Where an entry loads from: its Windows path when known, "(assumed)" after an assumed one.
+std::string stack_where(const StackEntry& entry);
+
 // `expansion`: the --import recipes, when there are any.
 Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules, const std::vector<rules::Finding>& findings,
                const recipes::Expansion* expansion);

@@ -67,14 +67,12 @@ void detect_mixed_generations(const std::vector<env::FolderContents>& folders, c
   }
 }
 
-
 namespace {
 
 // A family whose members carry one version (same_version: cuDNN), of two releases in one folder: any
 // program that loads its copies from there mixes them. The release most members come from is taken as
 // the intended one, as for a process.
-void detect_mixed_releases(const std::vector<env::FolderContents>& folders, const RuleData& rules,
-                           FindingSink& sink) {
+void detect_mixed_releases(const std::vector<env::FolderContents>& folders, const RuleData& rules, FindingSink& sink) {
   for (const env::FolderContents& folder : folders) {
     std::map<const Family*, std::map<pe::Version, std::vector<const env::DllCopy*>>> by_family;
     for (const env::DllCopy& dll : folder.dlls) {
