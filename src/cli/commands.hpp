@@ -12,6 +12,7 @@
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/rules/probe_comparison.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
 
 namespace dlldoctor::cli {
@@ -50,19 +51,8 @@ Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, 
                                             env::FileSystem& files);
 
 // What the real loader did (src/cli/probe_windows.cpp; Windows only, an error elsewhere).
-struct ProbeCallResult {
-  std::uint32_t error = 0;  // GetLastError after the call; 0 when it succeeded
-  std::string module;       // LoadLibraryExW: full path of the module it returned
-};
-struct ProbeResult {
-  std::vector<std::string> modules;            // full paths of the DLLs mapped, in load order
-  std::map<std::uint64_t, std::string> bases;  // where each of them was mapped -> its path
-  std::optional<std::uint32_t> exit_code;
-  bool timed_out = false;              // still running when the time was up, and ended
-  bool wine = false;                   // the loader was Wine's: its builtins load from its own folder (DOMAIN.md §7)
-  bool load_failed = false;            // the start-up (or the LoadLibraryExW of a probed DLL) failed
-  std::vector<ProbeCallResult> loads;  // --host: one per --load, in order (none when the host did not start)
-};
+using rules::ProbeCallResult;
+using rules::ProbeResult;
 // How a probed process starts: on this machine, with the PATH and current folder the simulation's flags
 // gave (--path, --cwd), else dlldoctor's own.
 struct ProbeProcess {
@@ -100,8 +90,5 @@ struct HostCalls {
 // The calls that make `request` happen in the host, as the simulation reads it.
 HostCalls host_calls(const graph::ClosureRequest& request);
 Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, const ProbeProcess& process);
-// Adds a "probe-differs" finding for each difference between the real loads and the prediction.
-void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const rules::RuleData& rule_data,
-                        rules::RuleOutput& output);
 
 }  // namespace dlldoctor::cli

@@ -273,7 +273,7 @@ int run_explain(const ExplainOptions& options) {
     };
     auto probe = run_probe();
     if (!probe) return fail(probe.error().message);
-    compare_with_probe(*probe, *closure, *rule_data, rule_output);
+    rules::compare_with_probe(*probe, *closure, *rule_data, rule_output);
     print_message("probe: " + std::to_string(probe->modules.size()) + " modules loaded, " +
                   (probe->timed_out ? "still running after the time allowed (ended)"
                                     : "exit code " + std::to_string(probe->exit_code.value_or(0))));

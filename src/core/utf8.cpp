@@ -41,7 +41,19 @@ std::string escape_bytes(std::string_view text, Escape what) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
+  // ASCII that stays as it is, copied a run at a time: reports are mostly that.
+  const auto kept = [what](unsigned char byte) {
+    if (byte >= 0x80) return false;
+    if (what == Escape::InvalidUtf8) return true;
+    if (byte >= 0x20 && byte != 0x7F) return true;
+    return what == Escape::ControlsButLayout && (byte == '\n' || byte == '\t');
+  };
   for (std::size_t at = 0; at < text.size();) {
+    std::size_t run = at;
+    while (run < text.size() && kept(static_cast<unsigned char>(text[run]))) ++run;
+    out.append(text.substr(at, run - at));
+    at = run;
+    if (at == text.size()) break;
     const auto byte = static_cast<unsigned char>(text[at]);
     const bool layout = byte == '\n' || byte == '\t';
     const bool c0 = byte < 0x20 || byte == 0x7F;

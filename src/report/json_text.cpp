@@ -6,6 +6,8 @@ namespace dlldoctor::report {
 
 std::string escape_remaining_controls(std::string dumped) {
   static constexpr char kHex[] = "0123456789abcdef";
+  // Nearly every report has neither byte: then there is nothing to copy.
+  if (dumped.find('\x7f') == std::string::npos && dumped.find('\xc2') == std::string::npos) return dumped;
   std::string out;
   out.reserve(dumped.size());
   for (std::size_t at = 0; at < dumped.size(); ++at) {
@@ -29,6 +31,23 @@ std::string escape_remaining_controls(std::string dumped) {
 }
 
 namespace {
+
+// Whether any string or key of `value` is not valid UTF-8 (rare: a name from a hostile file).
+template <typename BasicJson>
+bool has_invalid_utf8(const BasicJson& value) {
+  if (value.is_string()) return !valid_utf8(value.template get_ref<const typename BasicJson::string_t&>());
+  if (value.is_array()) {
+    for (const auto& item : value) {
+      if (has_invalid_utf8(item)) return true;
+    }
+  }
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (!valid_utf8(it.key()) || has_invalid_utf8(it.value())) return true;
+    }
+  }
+  return false;
+}
 
 template <typename BasicJson>
 BasicJson printable(const BasicJson& value) {
@@ -59,18 +78,21 @@ std::string json_text(const BasicJson& document) {
 
 template <typename BasicJson>
 std::string json_text_at(const BasicJson& value, std::size_t indent) {
-  // printable() leaves no invalid UTF-8, so dump() cannot throw; strict mode would say so if it did.
-  std::string text =
-      escape_remaining_controls(printable(value).dump(2, ' ', false, BasicJson::error_handler_t::strict));
-  if (indent == 0) return text;
-  // dump() escapes every newline inside a string, so each one left is a line of the layout.
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    out += c;
-    if (c == '\n') out.append(indent, ' ');
+  // printable() leaves no invalid UTF-8, so the dump cannot throw; strict mode would say so if it did.
+  // The serializer is the one dump() uses, given the indentation the value starts at (dump() always
+  // starts at 0, and re-indenting its text would copy every report once more).
+  std::string text;
+  nlohmann::detail::serializer<BasicJson> serializer(nlohmann::detail::output_adapter<char>(text), ' ',
+                                                     BasicJson::error_handler_t::strict);
+  const auto dump = [&](const BasicJson& printable_value) {
+    serializer.dump(printable_value, true, false, 2, static_cast<unsigned>(indent));
+  };
+  if (has_invalid_utf8(value)) {
+    dump(printable(value));
+  } else {
+    dump(value);
   }
-  return out;
+  return escape_remaining_controls(std::move(text));
 }
 
 template std::string json_text<nlohmann::json>(const nlohmann::json&);
