@@ -44,18 +44,23 @@ inline int write_output(const std::string& contents, const std::string& path) {
   return out.finish();
 }
 
+// Whether `writers` has the --format `format`; if not, says so, with the formats it has.
+template <typename View>
+bool has_writer(const report::Writers<View>& writers, const std::string& format, const std::string& what) {
+  if (report::find_writer(writers, format)) return true;
+  std::string names;
+  for (const std::string& name : report::writer_names(writers)) names += (names.empty() ? "" : ", ") + name;
+  print_message(what + " has no --format " + format + " (it writes " + names + ")");
+  return false;
+}
+
 // The report `view` in the --format `format`, chosen from `writers`, to `path`. A format the report has
-// no writer for is refused before anything is written (kExitFailure, with the formats it has).
+// no writer for is refused before anything is written (kExitFailure).
 template <typename View>
 int write_report(const report::Writers<View>& writers, const std::string& format, const View& view,
                  const std::string& path, const report::WriteStyle& style, const std::string& what) {
+  if (!has_writer(writers, format, what)) return kExitFailure;
   const report::Writer<View>* writer = report::find_writer(writers, format);
-  if (!writer) {
-    std::string names;
-    for (const std::string& name : report::writer_names(writers)) names += (names.empty() ? "" : ", ") + name;
-    print_message(what + " has no --format " + format + " (it writes " + names + ")");
-    return kExitFailure;
-  }
   OutputSink out(path);
   writer->write(out, view, style);
   return out.finish();

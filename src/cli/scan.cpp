@@ -75,6 +75,8 @@ std::vector<env::FolderContents> family_folders(const scan::ScanResult& result, 
 }  // namespace
 
 int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
+  // --format is the main command's: one the scan has no writer for is refused before a disk is walked.
+  if (!has_writer(report::scan_writers(), command.format, "--scan")) return kExitFailure;
   scan::ScanOptions options;
   // Absolute, so the copies compare equal to what the resolver finds through --path.
   for (const std::string& root : command.roots) options.roots.push_back(env::absolute_path(root));

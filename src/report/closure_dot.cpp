@@ -42,16 +42,17 @@ const char* line_style(EdgeLook::Line line) {
 
 void write_closure_dot(Sink& sink, const ClosureView& view, const WriteStyle&) {
   const Picture picture = picture_of(view);
-  const NodeLook verdict_look = look_of(PictureNode{});
-  const bool bad = view.tone() == Tone::Fails || view.tone() == Tone::Broken;
+  // The verdict in its tone's colour, as the HTML page has it.
+  const char* verdict_color = view.tone() == Tone::Fails || view.tone() == Tone::Broken ? "#b71c1c"
+                              : view.tone() == Tone::Warnings                           ? "#e65100"
+                                                                                        : "#1b5e20";
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "// dlldoctor {}: dot -Tsvg this.dot -o this.svg\ndigraph dlldoctor {{\n",
                  view.shown().tool_version);
   // The verdict names files: wrapped at spaces only, like the text report's.
   fmt::format_to(it, "  graph [rankdir=LR, labelloc=t, fontname=\"Helvetica\", fontsize=12, fontcolor={}, label={}];\n",
-                 dot_string(bad ? "#b71c1c" : verdict_look.text),
-                 label({wrap(view.verdict(), 100, "", view.unbreakable())}));
+                 dot_string(verdict_color), label({wrap(view.verdict(), 100, "", view.unbreakable())}));
   out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
   out += "  edge [fontname=\"Helvetica\", fontsize=9];\n";
   for (std::size_t i = 0; i < picture.nodes.size(); ++i) {

@@ -52,7 +52,8 @@ class HtmlTree {
       out_ += "<div class=\"leaf\">" + label + "</div>\n";
       return;
     }
-    // Open where something below fails, so what matters shows first; the rest is a click away.
+    // Open where something below fails or an error or warning names a module, so what matters shows
+    // first; the rest is a click away.
     out_ += std::string(fails_below(node) ? "<details open>" : "<details>") + "<summary>" + label + "</summary>\n";
     for (const TreeNode& child : node.children) write(child);
     out_ += "</details>\n";
@@ -60,7 +61,8 @@ class HtmlTree {
 
  private:
   bool fails_below(const TreeNode& node) const {
-    if (picture_.nodes[node.module].failed() || picture_.nodes[node.module].finding) return true;
+    const PictureNode& here = picture_.nodes[node.module];
+    if (here.failed() || (here.finding && *here.finding != rules::Severity::Info)) return true;
     for (const TreeNode& child : node.children) {
       if (fails_below(child)) return true;
     }

@@ -121,8 +121,6 @@ std::string_view tone_name(Tone tone) {
   return "?";
 }
 
-std::string verdict_line(const ReportInput& input) { return verdict_of(input).text; }
-
 ClosureView::ClosureView(const ReportInput& input)
     : raw_(input), copy_(input), raw_stack_(stack_for(input)), stack_(stack_for(copy_.input())) {
   const ReportInput& shown_input = copy_.input();

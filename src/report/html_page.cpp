@@ -91,7 +91,11 @@ function applyFilter(box) {
 for (const box of document.querySelectorAll("input.filter")) box.addEventListener("input", () => applyFilter(box));
 const wanted = location.hash.match(/^#filter=(.*)$/);
 const first = document.querySelector("input.filter");
-if (wanted && first) { first.value = decodeURIComponent(wanted[1]); applyFilter(first); }
+if (wanted && first) {
+  // A malformed escape (#filter=100%) is taken as typed; it must not stop the copy buttons below.
+  try { first.value = decodeURIComponent(wanted[1]); } catch (error) { first.value = wanted[1]; }
+  applyFilter(first);
+}
 for (const button of document.querySelectorAll("button.copy")) {
   button.addEventListener("click", () => {
     const code = button.parentElement.querySelector("code");

@@ -1,5 +1,7 @@
 #include "dlldoctor/report/json_text.hpp"
 
+#include <stdexcept>
+
 #include "dlldoctor/core/utf8.hpp"
 
 namespace dlldoctor::report {
@@ -81,6 +83,9 @@ std::string json_text_at(const BasicJson& value, std::size_t indent) {
   // printable() leaves no invalid UTF-8, so the dump cannot throw; strict mode would say so if it did.
   // The serializer is the one dump() uses, given the indentation the value starts at (dump() always
   // starts at 0, and re-indenting its text would copy every report once more).
+  // nlohmann 3.11's serializer grows its indentation buffer (512 spaces) once per level, so a start
+  // deeper than that is refused here rather than read past; reports nest a few levels.
+  if (indent > 256) throw std::length_error("json_text_at: indentation deeper than 256");
   std::string text;
   nlohmann::detail::serializer<BasicJson> serializer(nlohmann::detail::output_adapter<char>(text), ' ',
                                                      BasicJson::error_handler_t::strict);

@@ -97,6 +97,10 @@ ScanSummary summarize(const ScanInput& input) {
       summary.mixed_folders.push_back({finding.evidence.value("host_folder", std::string()),
                                        finding.evidence.value("mixes", std::string()), &finding});
     }
+    // By folder, as the scan lists them (the rule engine gives errors first).
+    std::stable_sort(
+        summary.mixed_folders.begin(), summary.mixed_folders.end(),
+        [](const ScanSummary::MixedFolder& a, const ScanSummary::MixedFolder& b) { return a.folder < b.folder; });
   }
   return summary;
 }

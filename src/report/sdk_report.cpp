@@ -18,7 +18,7 @@ std::string machines_text(const std::vector<std::uint16_t>& machines) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
-Json finding_to_json(const rules::Finding& f) {
+Json sdk_finding_json(const rules::Finding& f) {
   return {{"id", f.id},         {"failure_mode", f.failure_mode}, {"severity", rules::severity_name(f.severity)},
           {"module", f.module}, {"message", f.message},           {"evidence", f.evidence},
           {"fix", f.fix}};
@@ -78,7 +78,7 @@ void write_json(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
   }
   out["dlls"] = std::move(dlls);
   Json findings = Json::array();
-  for (const rules::Finding& f : report.findings) findings.push_back(finding_to_json(f));
+  for (const rules::Finding& f : report.findings) findings.push_back(sdk_finding_json(f));
   out["findings"] = std::move(findings);
   sink.put(json_text(out));
 }

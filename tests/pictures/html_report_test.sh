@@ -83,6 +83,20 @@ expect(len(shown) == 1 and "cudnn_cnn64_9.dll" in shown[0], f"one row left, cudn
 expect(re.search(r"<input class=\"filter\"[^>]*>", dom), "the filter box")
 '
 
+# A name the page must show as text: markup, quotes and an ampersand in the program's folder.
+hostile="$work/<b>x</b> & \"q\" 'a'"
+mkdir -p "$hostile"
+cp -r "$example/app/." "$hostile/"
+status=0
+"$dlldoctor" "$hostile/app.exe" --path "$example/cuda/bin" --path "$example/cudnn/bin" --format html \
+  -o "$work/hostile.html" || status=$?
+[ "$status" -eq 1 ] || { echo "FAIL: dlldoctor on the hostile folder exited $status, not 1"; exit 1; }
+browser --dump-dom "file://$work/hostile.html" >"$work/hostile.dom"
+check "a hostile folder name, as text" "$work/hostile.dom" '
+expect("&lt;b&gt;x&lt;/b&gt; &amp; \"q\" '"'"'a'"'"'/app.exe" in dom, "the folder name shown as written")
+expect("<b>x</b>" not in dom, "no markup from a folder name")
+'
+
 browser --screenshot="$work/report.png" --window-size=1280,1800 "file://$report" >/dev/null
 if [ "$(head -c 8 "$work/report.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
   echo "ok: screenshot $work/report.png"

@@ -34,9 +34,6 @@ struct ReportInput {
   std::string generated_at;                // the only field that differs between two runs
 };
 
-// The one line a report leads with: "HEALTHY: ...", "WARNINGS: ...", "BROKEN: ...", "FAILS: ...".
-std::string verdict_line(const ReportInput& input);
-
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
 int exit_status(const ReportInput& input);
 
@@ -46,7 +43,8 @@ Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules
 class ClosureView;
 
 // The closure report's formats: text (the default: a terminal), json (dlldoctor.report/1, for scripts
-// and tickets, streamed module by module), markdown (to paste into an issue).
+// and tickets, streamed module by module), markdown (to paste into an issue, with a Mermaid picture),
+// dot (the graph for Graphviz), html (one self-contained page).
 const Writers<ClosureView>& closure_writers();
 
 }  // namespace dlldoctor::report

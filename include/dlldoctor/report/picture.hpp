@@ -24,7 +24,7 @@ struct PictureNode {
   std::string name;
   std::string version;  // empty when none
   std::string folder;   // where it loads from (Windows spelling when known); empty when not found
-  std::string note;     // "NOT FOUND", "assumed", "wrong machine: x86 [path]", "shadowed [path]"
+  std::string note;     // "NOT FOUND", "assumed present", "wrong machine: x86 [path]", "shadowed [path]"
   // The gravest finding that names the module (an older copy that wins, mixed versions); none if none.
   std::optional<rules::Severity> finding;
   bool failed() const {

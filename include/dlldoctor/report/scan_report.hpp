@@ -57,7 +57,8 @@ class ScanView {
   std::unique_ptr<const ScanSummary> summary_;
 };
 
-// The scan report's formats: text, json (dlldoctor.scan/1, streamed a DLL name at a time), markdown.
+// The scan report's formats: text, json (dlldoctor.scan/1, streamed a DLL name at a time), markdown,
+// html.
 const Writers<ScanView>& scan_writers();
 
 }  // namespace dlldoctor::report

@@ -9,8 +9,8 @@
 namespace dlldoctor::report {
 
 // Where a writer's text goes. A writer may hand it over in pieces (inspect's JSON, file by file), so that
-// memory does not grow with the report; each piece ends at the end of a line (never inside a character or
-// a colour sequence, which the terminal filter after it must see whole).
+// memory does not grow with the report; each piece ends between two characters (never inside one or
+// inside a colour sequence, which the terminal filter after it must see whole).
 class Sink {
  public:
   virtual ~Sink() = default;

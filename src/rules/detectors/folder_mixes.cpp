@@ -46,8 +46,11 @@ void detect_mixed_generations(const std::vector<env::FolderContents>& folders, c
     for (const auto& [kind, families] : by_kind) {
       if (families.size() < 2) continue;
       std::vector<const Family*> sorted(families.begin(), families.end());
-      std::sort(sorted.begin(), sorted.end(),
-                [](const Family* a, const Family* b) { return a->generation < b->generation; });
+      // Generations are numbers written as text: "10" comes after "9".
+      std::sort(sorted.begin(), sorted.end(), [](const Family* a, const Family* b) {
+        return a->generation.size() != b->generation.size() ? a->generation.size() < b->generation.size()
+                                                            : a->generation < b->generation;
+      });
       std::string names;
       for (const Family* f : sorted) names += (names.empty() ? "" : " and ") + f->name;
       const Family& older = *sorted.front();
