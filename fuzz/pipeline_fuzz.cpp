@@ -30,6 +30,7 @@
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/scan_report.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/rules/rule_engine.hpp"
 
 #ifndef DLLDOCTOR_FUZZ_FIXTURES_DEFAULT
 #define DLLDOCTOR_FUZZ_FIXTURES_DEFAULT ""
@@ -150,13 +151,23 @@ void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w
   scan::ScanOptions options;
   options.roots = {w.root.string()};
   scan::ScanResult result;
-  result.files = {file, file};
+  // The fuzzed copy, one elsewhere, and a sibling of another release beside it: the folder rules judge
+  // the fuzzed file's version against 9.1.0.70.
+  scan::ScannedFile sibling = file;
+  sibling.path = (w.root / "app" / "cudnn_ops64_9.dll").string();
+  sibling.name = sibling.key = "cudnn_ops64_9.dll";
+  sibling.error.clear();
+  sibling.file_version = pe::Version{{9, 1, 0, 70}};
+  result.files = {file, sibling, file};
   result.files.back().path = (w.root / "tools" / "cudnn" / "bin" / "cudnn64_9.dll").string();
   report::ScanInput input;
   input.tool_version = "fuzz";
   input.options = &options;
   input.result = &result;
   input.rules = &w.rules;
+  const rules::RuleOutput checks = rules::run_folder_rules(rules::scanned_folders(result.files, w.rules, {}), w.rules);
+  if (!checks.problems.empty()) stop("folder rules: " + checks.problems.front());
+  input.findings = &checks.findings;
   write_every_format(report::scan_writers(), report::ScanView(input));
 }
 

@@ -6,11 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/report/scan_report.hpp"
@@ -43,33 +41,6 @@ std::optional<report::ScanSearch> search(const ScanCommand& command, const scan:
     }
   }
   return search;
-}
-
-// The scanned copies of the families' DLLs, folder by folder, for the folder checks of the rule engine
-// (backups and files that are not images left out, as a process would never load them).
-std::vector<env::FolderContents> family_folders(const scan::ScanResult& result, const rules::RuleData& rules,
-                                                const report::ScanInput& input) {
-  std::map<std::string, env::FolderContents> by_folder;
-  for (const scan::ScannedFile& file : result.files) {
-    if (file.backup || !file.error.empty() || !rules.family_of(DllName::of_file(file.key))) continue;
-    const std::string folder = folder_of(file.path);
-    env::FolderContents& contents = by_folder[folder];
-    contents.folder.host = folder;
-    if (input.windows_path) contents.folder.windows = input.windows_path(folder);
-    contents.folder.exists = true;
-    env::DllCopy copy;
-    copy.name = file.name;
-    copy.path = file.path;
-    if (input.windows_path) copy.windows_path = input.windows_path(file.path);
-    copy.folder = folder;
-    copy.machine = file.machine;
-    copy.file_version = file.file_version;
-    copy.source = "scan";
-    contents.dlls.push_back(std::move(copy));
-  }
-  std::vector<env::FolderContents> folders;
-  for (auto& [path, contents] : by_folder) folders.push_back(std::move(contents));
-  return folders;
 }
 
 }  // namespace
@@ -124,7 +95,8 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
     input.windows_path = [&](const std::string& path) { return env::windows_path_of(*environment, path); };
   }
   // The rule engine concludes; the report shows its findings.
-  const rules::RuleOutput checks = rules::run_folder_rules(family_folders(result, rules, input), rules);
+  const rules::RuleOutput checks =
+      rules::run_folder_rules(rules::scanned_folders(result.files, rules, input.windows_path), rules);
   for (const auto& problem : checks.problems) print_message("internal: " + problem);
   input.findings = &checks.findings;
   const report::ScanView view(input);

@@ -15,6 +15,7 @@
 #include "dlldoctor/rules/command_paths.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/scan/scanner.hpp"
 
 namespace dlldoctor::rules {
 
@@ -51,6 +52,13 @@ RuleOutput run_rules(const RuleInput& input);
 // The same findings, ids, fixes and plan steps the closure report gives; evidence has "folder" (as
 // shown), "host_folder" and "mixes" ("cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70").
 RuleOutput run_folder_rules(const std::vector<env::FolderContents>& folders, const RuleData& rules);
+
+// The scanned copies of the families' DLLs, folder by folder, for run_folder_rules: backups and files
+// that are not images left out, as no process loads them. `windows_path`: host path -> Windows path,
+// when a sysroot maps them (may be empty).
+std::vector<env::FolderContents> scanned_folders(
+    const std::vector<scan::ScannedFile>& files, const RuleData& rules,
+    const std::function<std::optional<std::string>(const std::string&)>& windows_path);
 
 // Sources of the inventory copies found beside a module of the closure: next to the module that imports
 // the missing DLL, or next to any module the process has loaded; the module's name follows.

@@ -127,6 +127,32 @@ void detect_mixed_releases(const std::vector<env::FolderContents>& folders, cons
 
 }  // namespace
 
+std::vector<env::FolderContents> scanned_folders(
+    const std::vector<scan::ScannedFile>& files, const RuleData& rules,
+    const std::function<std::optional<std::string>(const std::string&)>& windows_path) {
+  std::map<std::string, env::FolderContents> by_folder;
+  for (const scan::ScannedFile& file : files) {
+    if (file.backup || !file.error.empty() || !rules.family_of(DllName::of_file(file.key))) continue;
+    const std::string folder = folder_of(file.path);
+    env::FolderContents& contents = by_folder[folder];
+    contents.folder.host = folder;
+    if (windows_path) contents.folder.windows = windows_path(folder);
+    contents.folder.exists = true;
+    env::DllCopy copy;
+    copy.name = file.name;
+    copy.path = file.path;
+    if (windows_path) copy.windows_path = windows_path(file.path);
+    copy.folder = folder;
+    copy.machine = file.machine;
+    copy.file_version = file.file_version;
+    copy.source = "scan";
+    contents.dlls.push_back(std::move(copy));
+  }
+  std::vector<env::FolderContents> folders;
+  for (auto& [path, contents] : by_folder) folders.push_back(std::move(contents));
+  return folders;
+}
+
 RuleOutput run_folder_rules(const std::vector<env::FolderContents>& folders, const RuleData& rules) {
   // A folder with no Windows path is a placeholder in a command, named among the folders checked.
   std::vector<std::string> hosts;
