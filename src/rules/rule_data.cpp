@@ -8,6 +8,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/rules/compiled_rules.hpp"
 #include "dlldoctor/rules/fix_template.hpp"
 #include "dlldoctor/rules/recipe_chain.hpp"
 #include "rules/recipe_reader.hpp"
@@ -215,15 +216,11 @@ Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
   return minimum;
 }
 
-Result<bool> read_file(const std::string& file, RuleData& data) {
+Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
+  const std::string& file = rule_file.path;
   toml::table root;
   try {
-    // Read here, not by toml::parse_file: the path is UTF-8 (dlldoctor.exe may live in any folder).
-    std::ifstream in = open_input_file(file);
-    if (!in) return Error{fmt::format("{}: cannot read", file)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    root = toml::parse(text.str(), file);
+    root = toml::parse(rule_file.text, file);
   } catch (const toml::parse_error& e) {
     return Error{fmt::format("{}:{}: {}", file, e.source().begin.line, e.description())};
   }
@@ -363,20 +360,79 @@ const FindingRule* RuleData::finding(const std::string& id) const {
   return nullptr;
 }
 
+Result<std::vector<RuleFile>> rule_files(const std::string& folder) {
+  FsErrorCode ec;
+  if (!fs::is_directory(to_fs_path(folder), ec)) return Error{fmt::format("rules folder {}: no such folder", folder)};
+  std::vector<RuleFile> files;
+  for (fs::directory_iterator it(to_fs_path(folder), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".toml")
+      files.push_back({from_fs_path(it->path()), from_fs_path(it->path().filename()), std::string()});
+  }
+  if (ec) return Error{fmt::format("rules folder {}: {}", folder, ec.message())};
+  std::sort(files.begin(), files.end(), [](const RuleFile& a, const RuleFile& b) { return a.path < b.path; });
+  for (RuleFile& file : files) {
+    // Read here, not by toml::parse_file: the path is UTF-8 (dlldoctor.exe may live in any folder).
+    std::ifstream in = open_input_file(file.path);
+    if (!in) return Error{fmt::format("{}: cannot read", file.path)};
+    std::ostringstream text;
+    text << in.rdbuf();
+    file.text = std::move(text).str();
+  }
+  return files;
+}
+
+Result<RuleData> parse_rule_files(const std::vector<RuleFile>& files) {
+  RuleData data;
+  for (const RuleFile& file : files) {
+    auto read = parse_file(file, data);
+    if (!read) return read.error();
+  }
+  return data;
+}
+
+namespace {
+
+// The folder's compiled-rules.bin, when there is one and it was made from exactly these files.
+std::optional<RuleData> compiled_rules_of(const std::string& folder, const std::vector<RuleFile>& files) {
+  std::ifstream in = open_input_file(from_fs_path(to_fs_path(folder) / kCompiledRulesFile));
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return read_compiled_rules(std::move(bytes).str(), files);
+}
+
+template <typename T>
+void append(std::vector<T>& to, std::vector<T>& from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+void append(RuleData& to, RuleData& from) {
+  append(to.families, from.families);
+  append(to.failure_modes, from.failure_modes);
+  append(to.findings, from.findings);
+  append(to.driver_minimums, from.driver_minimums);
+  append(to.recipes, from.recipes);
+  append(to.profiles, from.profiles);
+  append(to.delay_load_hooks, from.delay_load_hooks);
+  append(to.lazy_loads, from.lazy_loads);
+  append(to.files, from.files);
+}
+
+}  // namespace
+
 Result<RuleData> load_rules(const std::vector<std::string>& folders) {
   RuleData data;
   for (const std::string& folder : folders) {
-    FsErrorCode ec;
-    if (!fs::is_directory(to_fs_path(folder), ec)) return Error{fmt::format("rules folder {}: no such folder", folder)};
-    std::vector<std::string> files;
-    for (fs::directory_iterator it(to_fs_path(folder), ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".toml") files.push_back(from_fs_path(it->path()));
-    }
-    if (ec) return Error{fmt::format("rules folder {}: {}", folder, ec.message())};
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      auto read = read_file(file, data);
-      if (!read) return read.error();
+    auto files = rule_files(folder);
+    if (!files) return files.error();
+    std::optional<RuleData> compiled = compiled_rules_of(folder, *files);
+    if (compiled) {
+      for (const RuleFile& file : *files) compiled->files.push_back(file.path);
+      append(data, *compiled);
+    } else {
+      auto parsed = parse_rule_files(*files);
+      if (!parsed) return parsed.error();
+      append(data, *parsed);
     }
   }
   auto valid = validate(data);

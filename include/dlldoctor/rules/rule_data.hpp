@@ -94,7 +94,22 @@ struct RuleData {
 // name is '*' (CUDA_PATH_V{cuda_major}_{cuda_minor} gives CUDA_PATH_V*_*). A snapshot keeps only these.
 std::vector<std::string> variables_read(const RuleData& rules);
 
-// Reads every *.toml file of each folder, in name order, folders in the order given; later files add to
+// One rule file of a folder: its path as the rules' sources name it (the folder joined with its file name),
+// its file name and its text.
+struct RuleFile {
+  std::string path;
+  std::string name;
+  std::string text;
+};
+
+// The *.toml files of a folder, in name order, with their texts.
+Result<std::vector<RuleFile>> rule_files(const std::string& folder);
+
+// What those files define, read from their TOML, without the checks across files of load_rules.
+Result<RuleData> parse_rule_files(const std::vector<RuleFile>& files);
+
+// Reads every *.toml file of each folder (from its compiled-rules.bin when that was made from exactly
+// these files: compiled_rules.hpp), in name order, folders in the order given; later files add to
 // (and may not redefine) what earlier ones defined. A malformed file is an error naming file and line.
 Result<RuleData> load_rules(const std::vector<std::string>& folders);
 

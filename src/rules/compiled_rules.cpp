@@ -1,0 +1,334 @@
+#include "dlldoctor/rules/compiled_rules.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace dlldoctor::rules {
+
+namespace {
+
+// How many members an aggregate has, counted the way Boost.PFR does: T{m, m, ...} compiles with up to as
+// many initialisers as T has members. members() asserts that a list names them all, so a member added to
+// a rule struct and not to its list below stops the build instead of vanishing from the compiled file.
+struct AnyMember {
+  template <typename U, typename = std::enable_if_t<!std::is_same_v<std::decay_t<U>, AnyMember>>>
+  operator U() const;  // NOLINT(google-explicit-constructor): only ever named in decltype
+};
+
+template <typename T, typename... A>
+constexpr auto brace_initializable(int) -> decltype(T{std::declval<A>()...}, bool()) {
+  return true;
+}
+template <typename T, typename... A>
+constexpr bool brace_initializable(long) {
+  return false;
+}
+template <typename T, typename... A>
+constexpr std::size_t member_count() {
+  if constexpr (brace_initializable<T, A..., AnyMember>(0)) {
+    return member_count<T, A..., AnyMember>();
+  } else {
+    return sizeof...(A);
+  }
+}
+
+// A `source` member ("path:line"): kept as the index of its file and the rest, so that the compiled file
+// holds no folder and the rules can move with the binary.
+struct Source {
+  std::string& text;
+};
+// A member that is not kept (load_rules fills it).
+struct NotKept {};
+
+template <typename T, typename Archive, typename... Members>
+void members(Archive& archive, Members&&... list) {
+  static_assert(sizeof...(Members) == member_count<T>(), "a member is missing from this list");
+  (archive(std::forward<Members>(list)), ...);
+}
+
+template <typename A>
+void fields(A& a, VersionRange& r) {
+  members<VersionRange>(a, r.from, r.before);
+}
+template <typename A>
+void fields(A& a, VersionedLoads& v) {
+  members<VersionedLoads>(a, v.versions, v.loads, v.why);
+}
+template <typename A>
+void fields(A& a, Family& f) {
+  members<Family>(a, f.id, f.name, f.kind, f.generation, f.main, f.members, f.runtime_loads, f.versioned_loads,
+                  f.install_places, f.wheel_places, f.install, f.redist_folder, f.same_version, f.version_format,
+                  Source{f.source});
+}
+template <typename A>
+void fields(A& a, FailureMode& m) {
+  members<FailureMode>(a, m.id, m.seed_section, m.title, m.explanation);
+}
+template <typename A>
+void fields(A& a, FindingRule::StepTemplate& s) {
+  members<FindingRule::StepTemplate>(a, s.kind, s.fields);
+}
+template <typename A>
+void fields(A& a, FindingRule& r) {
+  members<FindingRule>(a, r.id, r.title, r.failure_mode, r.severity, r.messages, r.fixes, r.steps, Source{r.source});
+}
+template <typename A>
+void fields(A& a, DriverMinimum& d) {
+  members<DriverMinimum>(a, d.cuda_major, d.cuda_minor, d.driver);
+}
+template <typename A>
+void fields(A& a, RecipeAttribute& r) {
+  members<RecipeAttribute>(a, r.name, r.file, r.key, r.package);
+}
+template <typename A>
+void fields(A& a, RecipeDerived& r) {
+  members<RecipeDerived>(a, r.name, r.from, r.map);
+}
+template <typename A>
+void fields(A& a, RecipeStep& s) {
+  members<RecipeStep>(a, s.kind, s.target, s.flags, s.if_exists, s.unless_found, s.retry_with_path, s.failure_caught,
+                      s.each, s.when, s.why, Source{s.source});
+}
+template <typename A>
+void fields(A& a, RecipeRequirement& r) {
+  members<RecipeRequirement>(a, r.versions, r.dll, r.minimum, r.finding, r.why, r.effect, Source{r.source});
+}
+template <typename A>
+void fields(A& a, RecipeOrder& o) {
+  members<RecipeOrder>(a, o.recipe, o.why, Source{o.source});
+}
+template <typename A>
+void fields(A& a, Recipe& r) {
+  members<Recipe>(a, r.id, r.name, r.host, r.applies, r.package, r.extends, r.version, r.attributes, r.derived, r.steps,
+                  r.requirements, r.not_before, r.supported, Source{r.source});
+}
+template <typename A>
+void fields(A& a, LoadProfile& p) {
+  members<LoadProfile>(a, p.id, p.flags, p.flags_with_path, p.why, Source{p.source});
+}
+template <typename A>
+void fields(A& a, graph::DelayLoadHook& h) {
+  members<graph::DelayLoadHook>(a, h.importer, h.dlls, h.answer, h.flags, h.why, Source{h.source});
+}
+template <typename A>
+void fields(A& a, graph::LazyLoad& l) {
+  members<graph::LazyLoad>(a, l.loader, l.dll, l.flags, l.then_path, l.why, Source{l.source});
+}
+template <typename A>
+void fields(A& a, RuleData& d) {
+  members<RuleData>(a, d.families, d.failure_modes, d.findings, d.driver_minimums, d.recipes, d.profiles,
+                    d.delay_load_hooks, d.lazy_loads, NotKept{});
+}
+
+template <typename T>
+constexpr bool is_number = std::is_integral_v<T> || std::is_enum_v<T>;
+
+class Writer {
+ public:
+  explicit Writer(const std::vector<RuleFile>& files) : files_(files) {}
+
+  void number(std::uint64_t value) {
+    for (int shift = 0; shift < 64; shift += 8) out_.push_back(static_cast<char>((value >> shift) & 0xff));
+  }
+  template <typename T>
+  std::enable_if_t<is_number<T>> operator()(T& value) {
+    number(static_cast<std::uint64_t>(value));
+  }
+  void operator()(std::string_view text) {
+    number(text.size());
+    out_.append(text);
+  }
+  void operator()(std::string& text) { (*this)(std::string_view(text)); }
+  void operator()(DllName& name) { (*this)(std::string_view(name.display())); }
+  void operator()(NotKept) {}
+  void operator()(Source source) {
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+      const std::string& path = files_[i].path;
+      if (source.text.size() > path.size() && source.text.compare(0, path.size(), path) == 0 &&
+          source.text[path.size()] == ':') {
+        number(i);
+        (*this)(std::string_view(source.text).substr(path.size()));
+        return;
+      }
+    }
+    failed_source_ = source.text;
+  }
+  template <typename T>
+  void operator()(std::optional<T>& value) {
+    number(value.has_value() ? 1 : 0);
+    if (value) (*this)(*value);
+  }
+  template <typename T>
+  void operator()(std::vector<T>& list) {
+    number(list.size());
+    for (T& item : list) (*this)(item);
+  }
+  template <typename K, typename V>
+  void operator()(std::map<K, V>& map) {
+    number(map.size());
+    for (auto& [key, value] : map) {
+      (*this)(std::string_view(key));
+      (*this)(value);
+    }
+  }
+  template <typename T>
+  std::enable_if_t<std::is_class_v<T>> operator()(T& value) {
+    fields(*this, value);
+  }
+
+  std::string& bytes() { return out_; }
+  const std::string& failed_source() const { return failed_source_; }
+
+ private:
+  const std::vector<RuleFile>& files_;
+  std::string out_;
+  std::string failed_source_;
+};
+
+// Reads what Writer wrote, checking every length against the bytes left; any misfit fails the whole read.
+class Reader {
+ public:
+  Reader(std::string_view bytes, const std::vector<RuleFile>& files) : bytes_(bytes), files_(files) {}
+
+  std::uint64_t number() {
+    if (!ok_ || bytes_.size() - at_ < 8) return fail();
+    std::uint64_t value = 0;
+    for (int i = 0; i < 8; ++i) value |= std::uint64_t(static_cast<unsigned char>(bytes_[at_ + i])) << (8 * i);
+    at_ += 8;
+    return value;
+  }
+  std::string_view text() {
+    const std::uint64_t size = number();
+    if (!ok_ || size > bytes_.size() - at_) return fail(), std::string_view();
+    std::string_view text = bytes_.substr(at_, size);
+    at_ += size;
+    return text;
+  }
+  // A count of items that take at least 8 bytes each: no count can ask for more than the bytes left.
+  std::uint64_t count() {
+    const std::uint64_t n = number();
+    if (n > (bytes_.size() - at_) / 8) return fail();
+    return n;
+  }
+
+  template <typename T>
+  std::enable_if_t<is_number<T>> operator()(T& value) {
+    const std::uint64_t read = number();
+    using Stored = std::conditional_t<std::is_enum_v<T>, std::underlying_type<T>, std::common_type<T>>;
+    using Underlying = typename Stored::type;
+    if (std::is_same_v<T, bool> ? read > 1 : read != static_cast<std::uint64_t>(static_cast<Underlying>(read))) {
+      fail();
+      return;
+    }
+    value = static_cast<T>(static_cast<Underlying>(read));
+  }
+  void operator()(std::string& value) { value = std::string(text()); }
+  void operator()(DllName& name) { name = DllName(text()); }
+  void operator()(NotKept) {}
+  void operator()(Source source) {
+    const std::uint64_t file = number();
+    const std::string_view rest = text();
+    if (!ok_ || file >= files_.size()) return void(fail());
+    source.text = files_[file].path;
+    source.text += rest;
+  }
+  template <typename T>
+  void operator()(std::optional<T>& value) {
+    const std::uint64_t present = number();
+    if (present > 1) return void(fail());
+    if (present == 1) (*this)(value.emplace());
+  }
+  template <typename T>
+  void operator()(std::vector<T>& list) {
+    const std::uint64_t n = count();
+    list.reserve(n);
+    for (std::uint64_t i = 0; i < n && ok_; ++i) (*this)(list.emplace_back());
+  }
+  template <typename K, typename V>
+  void operator()(std::map<K, V>& map) {
+    const std::uint64_t n = count();
+    for (std::uint64_t i = 0; i < n && ok_; ++i) {
+      K key(text());
+      V value;
+      (*this)(value);
+      map.emplace(std::move(key), std::move(value));
+    }
+  }
+  template <typename T>
+  std::enable_if_t<std::is_class_v<T>> operator()(T& value) {
+    fields(*this, value);
+  }
+
+  bool ok() const { return ok_; }
+  std::size_t remaining() const { return bytes_.size() - at_; }
+
+ private:
+  std::uint64_t fail() {
+    ok_ = false;
+    return 0;
+  }
+
+  std::string_view bytes_;
+  const std::vector<RuleFile>& files_;
+  std::size_t at_ = 0;
+  bool ok_ = true;
+};
+
+constexpr std::string_view kMagic = "dlldoctor compiled rules 1\n";
+
+// The build that wrote the file: the members' layout. A file written by a build whose structs differ is
+// not read (its lists would be read as other members).
+std::string layout() {
+  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {}", sizeof(Family), sizeof(VersionedLoads),
+                     sizeof(VersionRange), sizeof(FailureMode), sizeof(FindingRule), sizeof(FindingRule::StepTemplate),
+                     sizeof(DriverMinimum), sizeof(Recipe), sizeof(RecipeStep), sizeof(RecipeRequirement),
+                     sizeof(LoadProfile), sizeof(graph::DelayLoadHook), sizeof(graph::LazyLoad), sizeof(RuleData));
+}
+
+std::uint64_t checksum(std::string_view bytes) { return std::hash<std::string_view>()(bytes); }
+
+}  // namespace
+
+Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFile>& files) {
+  Writer payload(files);
+  RuleData copy = data;
+  payload(copy);
+  if (!payload.failed_source().empty()) {
+    return Error{fmt::format("{}: a source outside the folder's rule files", payload.failed_source())};
+  }
+  Writer out(files);
+  out(kMagic);
+  out(layout());
+  out.number(files.size());
+  for (const RuleFile& file : files) {
+    out(std::string_view(file.name));
+    out(std::string_view(file.text));
+  }
+  out.number(checksum(payload.bytes()));
+  out.bytes() += payload.bytes();
+  return std::move(out.bytes());
+}
+
+std::optional<RuleData> read_compiled_rules(const std::string& bytes, const std::vector<RuleFile>& files) {
+  Reader in(bytes, files);
+  if (in.text() != kMagic || in.text() != layout() || in.number() != files.size()) return std::nullopt;
+  for (const RuleFile& file : files) {
+    if (in.text() != file.name || in.text() != file.text) return std::nullopt;
+  }
+  const std::uint64_t sum = in.number();
+  if (!in.ok()) return std::nullopt;
+  const std::string_view payload = std::string_view(bytes).substr(bytes.size() - in.remaining());
+  if (checksum(payload) != sum) return std::nullopt;
+  RuleData data;
+  in(data);
+  if (!in.ok() || in.remaining() != 0) return std::nullopt;
+  return data;
+}
+
+}  // namespace dlldoctor::rules

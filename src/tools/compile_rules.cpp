@@ -1,0 +1,54 @@
+// Build step: writes FOLDER/compiled-rules.bin from FOLDER/*.toml (compiled_rules.hpp), after checking that
+// the folder's rules are valid on their own; a malformed rule file fails the build with its file:line.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/rules/compiled_rules.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
+
+int main(int argc, char** argv) {
+  using namespace dlldoctor;
+  if (argc != 2) {
+    fmt::print(stderr, "usage: {} RULES_FOLDER\n", argc > 0 ? argv[0] : "dlldoctor_compile_rules");
+    return 2;
+  }
+  const std::string folder = argv[1];
+  const fs::path output = to_fs_path(folder) / rules::kCompiledRulesFile;
+  FsErrorCode ec;
+  fs::remove(output, ec);  // a stale one is never read, but load_rules below must check the TOML itself
+  if (auto valid = rules::load_rules({folder}); !valid) {
+    fmt::print(stderr, "{}\n", valid.error().message);
+    return 1;
+  }
+  auto files = rules::rule_files(folder);
+  if (!files) {
+    fmt::print(stderr, "{}\n", files.error().message);
+    return 1;
+  }
+  auto data = rules::parse_rule_files(*files);
+  if (!data) {
+    fmt::print(stderr, "{}\n", data.error().message);
+    return 1;
+  }
+  auto bytes = rules::compile_rules(*data, *files);
+  if (!bytes) {
+    fmt::print(stderr, "{}\n", bytes.error().message);
+    return 1;
+  }
+  const fs::path partial = to_fs_path(folder) / (std::string(rules::kCompiledRulesFile) + ".partial");
+  std::FILE* out = open_output_file(from_fs_path(partial));
+  bool written = out && std::fwrite(bytes->data(), 1, bytes->size(), out) == bytes->size();
+  if (out && std::fclose(out) != 0) written = false;
+  if (!written) {
+    fmt::print(stderr, "{}: cannot write\n", from_fs_path(partial));
+    return 1;
+  }
+  fs::rename(partial, output, ec);
+  if (ec) {
+    fmt::print(stderr, "{}: {}\n", from_fs_path(output), ec.message());
+    return 1;
+  }
+  return 0;
+}
