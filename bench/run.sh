@@ -73,6 +73,7 @@ if [[ ${BENCH_SKIP_CORPUS:-0} != 1 ]]; then
         corpus=("$wine_dir"/*)
         sec="Wine corpus (${#corpus[@]} files, $(du -sm "$wine_dir" | cut -f1) MB)"
         bench "$sec" "dlldoctor inspect" "$(dd_installed)" auto - -- "$dlldoctor" inspect "${corpus[@]}"
+        bench "$sec" "dlldoctor inspect --format json" "$(dd_installed)" auto - -- "$dlldoctor" inspect "${corpus[@]}" --format json
         bench "$sec" "objdump -p" "$(yes_no $have_objdump)" auto - -- x86_64-w64-mingw32-objdump -p "${corpus[@]}"
         readobj_files=()
         if [[ $have_readobj -eq 1 ]]; then

@@ -14,9 +14,9 @@
 namespace {
 
 void render(const dlldoctor::pe::Image& image) {
-  // Names in hostile files are not UTF-8; the CLI dumps with the replacing handler, and so does this.
-  const std::string json = dlldoctor::report::image_to_json("fuzz.dll", image)
-                               .dump(2, ' ', false, dlldoctor::report::Json::error_handler_t::replace);
+  // Names in hostile files are not UTF-8; the JSON must be valid all the same.
+  const std::string json = dlldoctor::report::image_json_text("fuzz.dll", image);
+  if (!nlohmann::json::accept(json)) __builtin_trap();
   std::string text;
   dlldoctor::report::append_image_text(text, "fuzz.dll", image);
   if (json.empty() || text.empty()) __builtin_trap();

@@ -137,7 +137,7 @@ void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w
   file.key = "cudnn64_9.dll";
   file.size = size;
   if (image) {
-    check_json(report::json_text(report::image_to_json("cudnn64_9.dll", *image)));
+    check_json(report::image_json_text("cudnn64_9.dll", *image));
     std::string text;
     report::append_image_text(text, "cudnn64_9.dll", *image);
     file.machine = image->machine;
@@ -145,7 +145,12 @@ void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w
     file.timestamp = image->timestamp;
     if (auto reason = pe::unmappable_reason(*image)) file.error = *reason;
   } else {
-    check_json(report::json_text(report::image_error_to_json("cudnn64_9.dll", image.error().message)));
+    report::StringSink error_json;
+    {
+      report::JsonStream out(error_json);
+      report::put_image_error_json(out, "cudnn64_9.dll", image.error().message);
+    }
+    check_json(error_json.text());
     file.error = image.error().message;
   }
   scan::ScanOptions options;

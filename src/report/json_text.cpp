@@ -5,9 +5,11 @@
 #include "dlldoctor/core/utf8.hpp"
 
 namespace dlldoctor::report {
+namespace {
+constexpr char kHex[] = "0123456789abcdef";
+}  // namespace
 
 std::string escape_remaining_controls(std::string dumped) {
-  static constexpr char kHex[] = "0123456789abcdef";
   // Nearly every report has neither byte: then there is nothing to copy.
   if (dumped.find('\x7f') == std::string::npos && dumped.find('\xc2') == std::string::npos) return dumped;
   std::string out;
@@ -105,6 +107,107 @@ template std::string json_text<nlohmann::ordered_json>(const nlohmann::ordered_j
 template std::string json_text_at<nlohmann::json>(const nlohmann::json&, std::size_t);
 template std::string json_text_at<nlohmann::ordered_json>(const nlohmann::ordered_json&, std::size_t);
 
+void append_json_string(std::string& out, std::string_view text) {
+  // What json_text does to a string, in one pass: invalid UTF-8 as the text \xNN (escape_bytes), then
+  // nlohmann's escapes (quote, backslash, the C0 controls), then escape_remaining_controls (DEL, C1).
+  std::string replaced;
+  if (!valid_utf8(text)) {
+    replaced = escape_bytes(text, Escape::InvalidUtf8);
+    text = replaced;
+  }
+  out += '"';
+  std::size_t run = 0;  // start of the bytes not yet copied
+  const auto escape = [&](std::size_t at, std::size_t length, std::string_view with) {
+    out.append(text.data() + run, at - run);
+    out += with;
+    run = at + length;
+  };
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (byte >= 0x20 && byte != '"' && byte != '\\' && byte != 0x7f && byte != 0xc2) continue;
+    switch (byte) {
+      case '"': escape(at, 1, "\\\""); continue;
+      case '\\': escape(at, 1, "\\\\"); continue;
+      case '\b': escape(at, 1, "\\b"); continue;
+      case '\t': escape(at, 1, "\\t"); continue;
+      case '\n': escape(at, 1, "\\n"); continue;
+      case '\f': escape(at, 1, "\\f"); continue;
+      case '\r': escape(at, 1, "\\r"); continue;
+      default: break;
+    }
+    unsigned code = byte;
+    std::size_t length = 1;
+    if (byte == 0xc2) {
+      // Valid UTF-8 here, so a second byte follows; only U+0080-U+009F (the C1 controls) are escaped.
+      const auto next = static_cast<unsigned char>(text[at + 1]);
+      if (next >= 0xa0) continue;
+      code = next;
+      length = 2;
+    }
+    const char hex[] = {'\\', 'u', '0', '0', kHex[code >> 4], kHex[code & 15]};
+    escape(at, length, std::string_view(hex, sizeof hex));
+    at += length - 1;
+  }
+  out.append(text.data() + run, text.size() - run);
+  out += '"';
+}
+
+template <typename BasicJson>
+void JsonStream::append_value(const BasicJson& value, std::size_t indent) {
+  using Type = nlohmann::json::value_t;
+  switch (value.type()) {
+    case Type::null: text_ += "null"; return;
+    case Type::boolean: text_ += value.template get<bool>() ? "true" : "false"; return;
+    case Type::number_integer: text_ += std::to_string(value.template get<std::int64_t>()); return;
+    case Type::number_unsigned: text_ += std::to_string(value.template get<std::uint64_t>()); return;
+    case Type::string: append_json_string(text_, value.template get_ref<const typename BasicJson::string_t&>()); return;
+    case Type::array:
+    case Type::object: {
+      const bool object = value.is_object();
+      if (value.empty()) {
+        text_ += object ? "{}" : "[]";
+        return;
+      }
+      text_ += object ? "{\n" : "[\n";
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (it != value.begin()) text_ += ",\n";
+        text_.append(indent + 2, ' ');
+        if (object) {
+          append_json_string(text_, it.key());
+          text_ += ": ";
+        }
+        append_value(*it, indent + 2);
+      }
+      text_ += '\n';
+      text_.append(indent, ' ');
+      text_ += object ? '}' : ']';
+      return;
+    }
+    default: text_ += json_text_at(value, indent); return;  // floats (no report has one): nlohmann's spelling
+  }
+}
+
+template void JsonStream::append_value<nlohmann::json>(const nlohmann::json&, std::size_t);
+template void JsonStream::append_value<nlohmann::ordered_json>(const nlohmann::ordered_json&, std::size_t);
+
+void JsonStream::put_text(std::string_view key, std::string_view text) {
+  start(key);
+  append_json_string(text_, text);
+  finished();
+}
+
+void JsonStream::put_number(std::string_view key, std::uint64_t number) {
+  start(key);
+  text_ += std::to_string(number);
+  finished();
+}
+
+void JsonStream::put_literal(std::string_view key, std::string_view literal) {
+  start(key);
+  text_ += literal;
+  finished();
+}
+
 void JsonStream::open(std::string_view key, char bracket) {
   start(key);
   text_ += bracket;
@@ -117,7 +220,10 @@ void JsonStream::start(std::string_view key) {
   text_ += inner.empty ? "\n" : ",\n";
   inner.empty = false;
   text_.append(2 * open_.size(), ' ');
-  if (inner.bracket == '{') text_ += json_text_at(nlohmann::json(std::string(key)), 0) + ": ";
+  if (inner.bracket == '{') {
+    append_json_string(text_, key);
+    text_ += ": ";
+  }
 }
 
 void JsonStream::close() {

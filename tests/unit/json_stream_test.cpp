@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "dlldoctor/report/json_text.hpp"
 
@@ -37,6 +38,8 @@ TEST_CASE("a streamed object of arrays, objects, empty containers and hostile st
                 {"empty_object", Json::object()},
                 {"modules", {module, module}},
                 {"none", nullptr},
+                {"ratio", -0.1},
+                {"counts", {-3, 18446744073709551615ull}},
                 {"nested", {{"a", {1, 2, {{"b", Json::array()}}}}}},
                 {std::string("key\xfe"), true}};
   StringSink sink;
@@ -53,6 +56,8 @@ TEST_CASE("a streamed object of arrays, objects, empty containers and hostile st
     out.put(module);
     out.close();
     out.put("none", Json(nullptr));
+    out.put("ratio", Json(-0.1));
+    out.put("counts", Json{-3, 18446744073709551615ull});
     out.open_object("nested");
     out.open_array("a");
     out.put(Json(1));
@@ -96,4 +101,42 @@ TEST_CASE("a long document goes out in pieces, each cut between characters") {
   }
   CHECK(pieces.count > 2);
   CHECK(pieces.whole == json_text(whole));
+}
+
+TEST_CASE("scalars written straight from their values are the bytes json_text gives them") {
+  // Every byte value alone and beside others, valid and invalid UTF-8, the C0 and C1 controls, DEL,
+  // quotes and backslashes, characters cut short, and a C1 control next to a character that is not one.
+  std::vector<std::string> texts = {"",
+                                    "cudnn64_9.dll",
+                                    "C:\\cudnn\\bin\\\"x\"",
+                                    "tab\tnew\nline\rfeed\fback\b",
+                                    "\x7f\xc2\x80\xc2\x9f\xc2\xa0\xc3\xa9",
+                                    "日本語",
+                                    "\xe6\x97",
+                                    "\xc2",
+                                    "a\xff\x7f"};
+  for (int byte = 0; byte < 256; ++byte) {
+    texts.push_back(std::string(1, static_cast<char>(byte)));
+    texts.push_back("a" + std::string(1, static_cast<char>(byte)) + "\xc2\x85z");
+  }
+  for (const std::string& text : texts) {
+    StringSink sink;
+    {
+      JsonStream out(sink);
+      out.open_object();
+      out.put_text(text, text);
+      out.put_number("number", 18446744073709551615ull);
+      out.put_bool("yes", true);
+      out.put_bool("no", false);
+      out.put_null("none");
+      out.open_array("list");
+      out.put_text({}, text);
+      out.close();
+      out.close();
+    }
+    const Json whole = {{text, text},      {"number", 18446744073709551615ull},
+                        {"yes", true},     {"no", false},
+                        {"none", nullptr}, {"list", {text}}};
+    CHECK_MESSAGE(sink.text() == json_text(whole), "text of " << text.size() << " bytes");
+  }
 }

@@ -1,20 +1,22 @@
 #pragma once
 // What `dlldoctor inspect` prints for one file, as JSON (documented in docs/inspect-json.md) or text.
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/pe/image.hpp"
+#include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/writers.hpp"
 
 namespace dlldoctor::report {
 
-using Json = nlohmann::ordered_json;
-
-Json image_to_json(const std::string& path, const pe::Image& image);
-Json image_error_to_json(const std::string& path, const std::string& error);
+// One file's JSON object (docs/inspect-json.md), or the object of a file that cannot be read, as the
+// next value of `out`.
+void put_image_json(JsonStream& out, const std::string& path, const pe::Image& image);
+void put_image_error_json(JsonStream& out, const std::string& path, const std::string& error);
+// One file's object as a whole document (with its newline).
+std::string image_json_text(const std::string& path, const pe::Image& image);
 
 // Appends the human-readable listing of one file to `out`.
 void append_image_text(std::string& out, const std::string& path, const pe::Image& image);

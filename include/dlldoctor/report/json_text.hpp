@@ -3,6 +3,7 @@
 // tables, export tables, version resources and file systems, so they may be any bytes; nlohmann's dump()
 // would refuse (or silently replace) invalid UTF-8 and passes DEL and C1 controls through raw, which a
 // terminal obeys. docs/report-json.md, "Bytes that are not text".
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -11,6 +12,9 @@
 #include "dlldoctor/report/writers.hpp"
 
 namespace dlldoctor::report {
+
+// Reports keep their members in the order they are written.
+using Json = nlohmann::ordered_json;
 
 // A dump (indent 2, UTF-8 kept) in which DEL and the C1 controls U+0080-U+009F are \u00XX escapes; the
 // other controls nlohmann already escapes. Only valid for the output of dump(), where those bytes can
@@ -26,6 +30,9 @@ std::string json_text(const BasicJson& document);
 // the value as it stands at that depth of a larger document.
 template <typename BasicJson>
 std::string json_text_at(const BasicJson& value, std::size_t indent);
+
+// `text` as a JSON string, appended to `out`: the bytes json_text gives a string holding it.
+void append_json_string(std::string& out, std::string_view text);
 
 // One JSON document written as it is produced: members and elements go out one at a time, with the
 // bytes json_text would give the whole document, so a report of 694 files never holds more than one
@@ -46,7 +53,7 @@ class JsonStream {
   template <typename BasicJson>
   void put(std::string_view key, const BasicJson& value) {
     start(key);
-    text_ += json_text_at(value, 2 * open_.size());
+    append_value(value, 2 * open_.size());
     finished();
   }
   template <typename BasicJson>
@@ -54,8 +61,19 @@ class JsonStream {
     put(std::string_view(), value);
   }
 
+  // Scalars written straight from the value, without a document (inspect writes thousands a file).
+  void put_text(std::string_view key, std::string_view text);
+  void put_number(std::string_view key, std::uint64_t number);
+  void put_bool(std::string_view key, bool value) { put_literal(key, value ? "true" : "false"); }
+  void put_null(std::string_view key) { put_literal(key, "null"); }
+
  private:
   void open(std::string_view key, char bracket);
+  void put_literal(std::string_view key, std::string_view literal);
+  // json_text_at's bytes, written straight from the document instead of through nlohmann's serializer
+  // and the checks of its whole text (a report's JSON took twice as long so).
+  template <typename BasicJson>
+  void append_value(const BasicJson& value, std::size_t indent);
   void start(std::string_view key);
   void finished();
   void flush();

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "dlldoctor/plan/planner.hpp"
-#include "dlldoctor/report/image_report.hpp"
+#include "dlldoctor/report/json_text.hpp"
 
 namespace dlldoctor::report {
 
