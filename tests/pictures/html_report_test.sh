@@ -12,6 +12,7 @@ usage="usage: html_report_test.sh DLLDOCTOR EXAMPLE_DIR WORK_DIR"
 dlldoctor=${1:?$usage}
 example=${2:?$usage}
 work=${3:?$usage}
+support=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)
 if ! command -v chromium >/dev/null 2>&1; then
   echo "skipped, missing: chromium (Debian package chromium: apt-get install chromium; ./dev.sh test installs it)"
   exit 77
@@ -24,27 +25,21 @@ browser() {  # chromium's headless flags; no network
     --virtual-time-budget=5000 "$@" 2>>"$work/chromium.err"
 }
 
-failures=0
-# check NAME DOM_FILE PYTHON_ASSERTIONS: `dom` is the page as the browser left it.
-check() {
-  local status=0
-  python3 - "$2" "$3" <<'PY' || status=$?
-import re, sys
-dom = open(sys.argv[1], encoding="utf-8").read()
+html_prelude=$(cat <<'PY'
+import re
+dom = open(args[0], encoding="utf-8").read()
 def rows(table):
     body = re.search(r'<table id="%s">(.*?)</table>' % table, dom, re.S).group(1)
     return re.findall(r"<tr( [^>]*)?>(.*?)</tr>", body, re.S)
 def visible(table):
     return [cells for attrs, cells in rows(table) if "hidden" not in (attrs or "") and "<th" not in cells]
-problems = []
-def expect(ok, what):
-    if not ok:
-        problems.append(what)
-exec(sys.argv[2])
-for p in problems:
-    print("  " + p)
-sys.exit(1 if problems else 0)
 PY
+)
+failures=0
+# check NAME DOM_FILE PYTHON_ASSERTIONS: `dom` is the page as the browser left it.
+check() {
+  local status=0
+  python3 "$support/expect.py" "$html_prelude" "$3" "$2" || status=$?
   if [ "$status" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
 

@@ -12,6 +12,7 @@ dlldoctor=${1:?$usage}
 example=${2:?$usage}
 cache=${3:?$usage}
 work=${4:?$usage}
+support=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)
 mermaid=mermaid@12.3.0
 tarball=mermaid-12.3.0.tgz
 
@@ -59,24 +60,18 @@ PY
     { echo "FAIL: chromium did not load $work/$1.html"; tail -n 5 "$work/$1.err"; exit 1; }
 }
 
+dom_prelude=$(cat <<'PY'
+import re
+dom = open(args[0], encoding="utf-8").read()
+status = re.search(r'<div id="status">([^<]*)</div>', dom).group(1)
+nodes = re.findall(r'<g class="node [^"]*" id="drawn-flowchart-n\d+-\d+"', dom)
+PY
+)
 failures=0
 # check NAME PYTHON_ASSERTIONS: `dom` is the rendered page, `status` the page's verdict on the drawing.
 check() {
   local status=0
-  python3 - "$work/$1.dom" "$2" <<'PY' || status=$?
-import re, sys
-dom = open(sys.argv[1], encoding="utf-8").read()
-status = re.search(r'<div id="status">([^<]*)</div>', dom).group(1)
-nodes = re.findall(r'<g class="node [^"]*" id="drawn-flowchart-n\d+-\d+"', dom)
-problems = []
-def expect(ok, what):
-    if not ok:
-        problems.append(what)
-exec(sys.argv[2])
-for p in problems:
-    print("  " + p)
-sys.exit(1 if problems else 0)
-PY
+  python3 "$support/expect.py" "$dom_prelude" "$2" "$work/$1.dom" || status=$?
   if [ "$status" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
 

@@ -12,6 +12,7 @@ set -euo pipefail
 dlldoctor=${1:?usage: npm_binaries_test.sh DLLDOCTOR CACHE_DIR WORK_DIR}
 cache=${2:?}
 work=${3:?}
+support=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)
 wine_dlls=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
 
 skip() {
@@ -42,24 +43,18 @@ ort=$work/ort/package/bin/napi-v6/win32/x64
 sharp=$work/sharp/package/lib
 
 failures=0
-check() {  # NAME EXPECTED_EXIT JSON_FILE PYTHON_ASSERTIONS
-  local name=$1 expected=$2 report=$3 assertions=$4 status=0
-  python3 - "$report" "$assertions" <<'PY' || status=$?
-import json, sys
-report = json.load(open(sys.argv[1]))
+report_prelude=$(cat <<'PY'
+import json
+report = json.load(open(args[0]))
 modules = {}
 for m in report["modules"]:
     modules.setdefault(m["name"].lower(), m)
 findings = [f["id"] for f in report["findings"]]
-problems = []
-def expect(ok, what):
-    if not ok:
-        problems.append(what)
-exec(sys.argv[2])
-for p in problems:
-    print("  " + p)
-sys.exit(1 if problems else 0)
 PY
+)
+check() {  # NAME EXPECTED_EXIT JSON_FILE PYTHON_ASSERTIONS
+  local name=$1 expected=$2 report=$3 assertions=$4 status=0
+  python3 "$support/expect.py" "$report_prelude" "$assertions" "$report" || status=$?
   if [ "$status" -ne 0 ]; then
     echo "FAIL: $name"
     failures=$((failures + 1))
