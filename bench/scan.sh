@@ -11,6 +11,7 @@
 # files in 16,000 folders, 4,000 of them copies of the fixture DLLs in
 # BUILD_DIR/fixtures (cuDNN copies at random depths, some hard links, a few
 # .dll.bak).  Peers, warm cache, hyperfine --warmup 2:
+#   dlldoctor --scan --all-dlls     the same scan as text (JSON: at most 1.3x)
 #   find -iname '*.dll'            names only
 #   fdfind -e dll                  names only, parallel walk
 #   find | xargs objdump -p        headers of every DLL, no version
@@ -65,6 +66,8 @@ sec="scan ($n_files files, $n_folders folders, $n_pe PE files)"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 dd_name="dlldoctor --scan --all-dlls"
 bench "$sec" "$dd_name" "$(dd_installed)" auto - -- "$dlldoctor" --scan "$tree" --all-dlls --format json
+# The same scan as text: JSON should cost at most 1.3x its text (issue 12).
+bench "$sec" "dlldoctor --scan --all-dlls (text)" "$(dd_installed)" auto - -- "$dlldoctor" --scan "$tree" --all-dlls
 bench "$sec" "find -iname '*.dll'" 1 auto - -- find "$tree" -iname '*.dll'
 bench "$sec" "fdfind -e dll" "$(yes_no $have_fd)" auto - -- fdfind -e dll . "$tree"
 # A pipeline needs a shell: bash -c (its ~1 ms start-up is noise at 2 s).

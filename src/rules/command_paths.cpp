@@ -1,6 +1,7 @@
 #include "dlldoctor/rules/command_paths.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/core/utf8.hpp"
@@ -52,8 +53,35 @@ CommandPaths::CommandPaths(const std::string& program, std::vector<std::string> 
     std::vector<std::string> parts = parts_of(folder);
     if (!parts.empty()) folders_.push_back({folder, std::move(parts), ""});
   }
-  // Every name at once, so that each is the shortest tail no other folder of the run shares.
-  for (Named& named : folders_) named.name = name_for(named.host, named.parts);
+  // Every name at once, so that each is the shortest tail (two parts at least) no other folder of the
+  // run shares: the tails of one length counted at a time (comparing each folder with every other was
+  // most of a scan's time, with 16,000 folders).
+  std::vector<Named*> pending;
+  for (Named& named : folders_) {
+    if (named.parts.size() <= 2) {
+      named.name = "<..." + tail(named.parts, named.parts.size()) + ">";
+    } else {
+      pending.push_back(&named);
+    }
+  }
+  for (std::size_t count = 2; !pending.empty(); ++count) {
+    std::unordered_map<std::string, std::size_t> ending;  // a tail of `count` parts -> folders it ends
+    for (const Named& named : folders_) {
+      if (named.parts.size() >= count) ++ending[tail(named.parts, count)];
+    }
+    std::vector<Named*> longer;
+    for (Named* named : pending) {
+      const std::string end = tail(named->parts, count);
+      if (ending[end] < 2) {
+        named->name = "<..." + end + ">";
+      } else if (count + 1 == named->parts.size()) {
+        named->name = "<..." + tail(named->parts, named->parts.size()) + ">";
+      } else {
+        longer.push_back(named);
+      }
+    }
+    pending = std::move(longer);
+  }
 }
 
 std::string CommandPaths::name_for(const std::string& folder, const std::vector<std::string>& parts) const {
