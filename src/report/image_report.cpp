@@ -18,10 +18,6 @@ const char* subsystem_name(std::uint16_t subsystem) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 void put_version(JsonStream& out, std::string_view key, const std::optional<pe::Version>& version) {
   if (version) {
     out.put_text(key, version->to_string());

@@ -138,7 +138,9 @@ void append_json_string(std::string& out, std::string_view text) {
     unsigned code = byte;
     std::size_t length = 1;
     if (byte == 0xc2) {
-      // Valid UTF-8 here, so a second byte follows; only U+0080-U+009F (the C1 controls) are escaped.
+      // Only U+0080-U+009F (the C1 controls) are escaped; the text is valid UTF-8 here, so the second
+      // byte is there, and the check only keeps that from resting on the branch above.
+      if (at + 1 >= text.size()) continue;
       const auto next = static_cast<unsigned char>(text[at + 1]);
       if (next >= 0xa0) continue;
       code = next;

@@ -129,6 +129,68 @@ void fields(A& a, RuleData& d) {
 template <typename T>
 constexpr bool is_number = std::is_integral_v<T> || std::is_enum_v<T>;
 
+// The last value of each enum the rules hold (they count from 0): a value past it was not written by
+// this build. An enum without one here does not compile.
+template <typename E>
+constexpr E last_value();
+template <>
+constexpr Severity last_value<Severity>() {
+  return Severity::Info;
+}
+template <>
+constexpr RecipeStep::Kind last_value<RecipeStep::Kind>() {
+  return RecipeStep::Kind::NoInheritedPath;
+}
+template <>
+constexpr graph::DelayLoadHook::Answer last_value<graph::DelayLoadHook::Answer>() {
+  return graph::DelayLoadHook::Answer::ImporterFolder;
+}
+
+// The layout the lists above give the file: each member's kind, in order, down into the elements of
+// lists and maps. A file written by a build whose lists differ is not read.
+class Signature {
+ public:
+  template <typename T>
+  std::enable_if_t<is_number<T>> operator()(T&) {
+    out_ += std::is_enum_v<T> ? 'e' : std::is_same_v<T, bool> ? 'b' : std::is_signed_v<T> ? 'i' : 'u';
+    out_ += std::to_string(sizeof(T));
+  }
+  void operator()(std::string&) { out_ += 's'; }
+  void operator()(DllName&) { out_ += 'd'; }
+  void operator()(NotKept) { out_ += '-'; }
+  void operator()(Source) { out_ += '@'; }
+  template <typename T>
+  void operator()(std::optional<T>&) {
+    out_ += '?';
+    T item{};
+    (*this)(item);
+  }
+  template <typename T>
+  void operator()(std::vector<T>&) {
+    out_ += '[';
+    T item{};
+    (*this)(item);
+    out_ += ']';
+  }
+  template <typename K, typename V>
+  void operator()(std::map<K, V>&) {
+    out_ += '<';
+    V value{};
+    (*this)(value);
+    out_ += '>';
+  }
+  template <typename T>
+  std::enable_if_t<std::is_class_v<T>> operator()(T& value) {
+    out_ += '(';
+    fields(*this, value);
+    out_ += ')';
+  }
+  const std::string& text() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
 class Writer {
  public:
   explicit Writer(const std::vector<RuleFile>& files) : files_(files) {}
@@ -222,7 +284,10 @@ class Reader {
     const std::uint64_t read = number();
     using Stored = std::conditional_t<std::is_enum_v<T>, std::underlying_type<T>, std::common_type<T>>;
     using Underlying = typename Stored::type;
-    if (std::is_same_v<T, bool> ? read > 1 : read != static_cast<std::uint64_t>(static_cast<Underlying>(read))) {
+    bool fits = read == static_cast<std::uint64_t>(static_cast<Underlying>(read));
+    if constexpr (std::is_same_v<T, bool>) fits = read <= 1;
+    if constexpr (std::is_enum_v<T>) fits = read <= static_cast<std::uint64_t>(last_value<T>());
+    if (!fits) {
       fail();
       return;
     }
@@ -280,28 +345,40 @@ class Reader {
   bool ok_ = true;
 };
 
-constexpr std::string_view kMagic = "dlldoctor compiled rules 1\n";
+constexpr std::string_view kMagic = "dlldoctor compiled rules 2\n";
 
-// The build that wrote the file: the members' layout. A file written by a build whose structs differ is
-// not read (its lists would be read as other members).
 std::string layout() {
-  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {} {}", sizeof(Family), sizeof(VersionedLoads),
-                     sizeof(VersionRange), sizeof(FailureMode), sizeof(FindingRule), sizeof(FindingRule::StepTemplate),
-                     sizeof(DriverMinimum), sizeof(Recipe), sizeof(RecipeStep), sizeof(RecipeRequirement),
-                     sizeof(LoadProfile), sizeof(graph::DelayLoadHook), sizeof(graph::LazyLoad), sizeof(RuleData));
+  Signature signature;
+  RuleData data;
+  signature(data);
+  return signature.text();
 }
 
 std::uint64_t checksum(std::string_view bytes) { return std::hash<std::string_view>()(bytes); }
 
 }  // namespace
 
-Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFile>& files) {
+Result<std::string> compile_rules_payload(const RuleData& data, const std::vector<RuleFile>& files) {
   Writer payload(files);
-  RuleData copy = data;
+  RuleData copy = data;  // the member lists take the members to read into, so the writer's are not const
   payload(copy);
   if (!payload.failed_source().empty()) {
     return Error{fmt::format("{}: a source outside the folder's rule files", payload.failed_source())};
   }
+  return std::move(payload.bytes());
+}
+
+std::optional<RuleData> read_compiled_payload(std::string_view payload, const std::vector<RuleFile>& files) {
+  Reader in(payload, files);
+  RuleData data;
+  in(data);
+  if (!in.ok() || in.remaining() != 0) return std::nullopt;
+  return data;
+}
+
+Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFile>& files) {
+  auto payload = compile_rules_payload(data, files);
+  if (!payload) return payload;
   Writer out(files);
   out(kMagic);
   out(layout());
@@ -310,8 +387,8 @@ Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFi
     out(std::string_view(file.name));
     out(std::string_view(file.text));
   }
-  out.number(checksum(payload.bytes()));
-  out.bytes() += payload.bytes();
+  out.number(checksum(*payload));
+  out.bytes() += *payload;
   return std::move(out.bytes());
 }
 
@@ -325,10 +402,7 @@ std::optional<RuleData> read_compiled_rules(const std::string& bytes, const std:
   if (!in.ok()) return std::nullopt;
   const std::string_view payload = std::string_view(bytes).substr(bytes.size() - in.remaining());
   if (checksum(payload) != sum) return std::nullopt;
-  RuleData data;
-  in(data);
-  if (!in.ok() || in.remaining() != 0) return std::nullopt;
-  return data;
+  return read_compiled_payload(payload, files);
 }
 
 }  // namespace dlldoctor::rules

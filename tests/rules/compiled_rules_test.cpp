@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "dlldoctor/rules/rule_data.hpp"
@@ -150,4 +152,32 @@ TEST_CASE("the build compiled the rules beside dlldoctor from the current rule f
   for (const RuleFile& file : *files) CHECK(file.text == slurp(fs::path(DLLDOCTOR_SOURCE_RULES) / file.name));
   data->files = parsed(folder).files;
   same_rules(folder, *data, parsed(folder));
+}
+
+TEST_CASE("the decoder of the rules part checks every length, count, index and value, whatever the bytes") {
+  // The checksum turns away a changed byte anywhere in a compiled file, so the decoder's own checks are
+  // reached here, on the rules part alone: changed bytes decode to other rules or are refused, never
+  // read past the end (this runs under ASan); a cut is always refused.
+  const fs::path folder = copy_of_rules("payload");
+  auto files = rule_files(folder.string());
+  REQUIRE(files);
+  auto payload = compile_rules_payload(parsed(folder), *files);
+  REQUIRE(payload);
+  std::optional<RuleData> decoded = read_compiled_payload(*payload, *files);
+  REQUIRE(decoded);
+  CHECK(compile_rules_payload(*decoded, *files).value() == *payload);
+  int refused = 0, read = 0;
+  for (std::size_t at = 0; at < payload->size(); at += payload->size() / 499 + 1) {
+    for (const int change : {0x01, 0x80, 0xff}) {
+      std::string changed = *payload;
+      changed[at] = static_cast<char>(static_cast<unsigned char>(changed[at]) ^ change);
+      (read_compiled_payload(changed, *files) ? read : refused) += 1;
+    }
+    CHECK_FALSE(read_compiled_payload(std::string_view(*payload).substr(0, at), *files));
+  }
+  CHECK(refused > 300);  // lengths, counts, flags, enums and source indices out of range
+  CHECK(read > 100);     // a changed letter of a text is still a text
+  // A source names a file by its index: one more file than the folder has is refused.
+  std::vector<RuleFile> fewer(files->begin(), files->end() - 1);
+  CHECK_FALSE(read_compiled_payload(*payload, fewer));
 }

@@ -4,6 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "dlldoctor/report/text_layout.hpp"
 
 using dlldoctor::rules::CommandPaths;
@@ -69,4 +73,54 @@ TEST_CASE("wrap keeps the pieces it is told to keep whole, and breaks at the oth
   CHECK(broken.find(path) == std::string::npos);
   const std::string kept = wrap(text, 40, "  ", {path});
   CHECK(kept == "FAILS: cudnn64_9.dll at\n  " + path + "\n  cannot be loaded into this process");
+}
+
+TEST_CASE("each of many folders gets the shortest tail of two parts or more that no other folder ends with") {
+  // A scan's folders: many, deep, sharing their last parts ("bin", "cuda\bin") in every combination,
+  // the same folder written with a doubled slash, and one-part folders. The names are checked against
+  // the rule itself, folder by folder against all the others.
+  std::vector<std::string> folders;
+  const char* names[] = {"bin", "cuda", "x", "v12.4", "lib"};
+  unsigned state = 12345;
+  const auto next = [&] { return (state = state * 1103515245u + 12345u) >> 16; };
+  for (int i = 0; i < 600; ++i) {
+    std::string folder;
+    for (unsigned depth = 1 + next() % 6; depth > 0; --depth) folder += std::string("/") + names[next() % 5];
+    folders.push_back(folder);
+  }
+  folders.push_back("/x//cuda/bin");
+  folders.push_back("/x/cuda/bin");
+  const CommandPaths paths("C:\\app\\app.exe", folders);
+  const auto parts_of = [](const std::string& folder) {
+    std::vector<std::string> parts;
+    for (std::size_t at = 0; at < folder.size();) {
+      std::size_t end = folder.find('/', at);
+      if (end == std::string::npos) end = folder.size();
+      if (end > at) parts.push_back(folder.substr(at, end - at));
+      at = end + 1;
+    }
+    return parts;
+  };
+  const auto tail = [](const std::vector<std::string>& parts, std::size_t count) {
+    std::string out;
+    for (std::size_t i = parts.size() - count; i < parts.size(); ++i) out += "\\" + parts[i];
+    return out;
+  };
+  std::sort(folders.begin(), folders.end());
+  folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+  std::vector<std::vector<std::string>> all_parts;
+  for (const std::string& folder : folders) all_parts.push_back(parts_of(folder));
+  for (std::size_t i = 0; i < folders.size(); ++i) {
+    const std::string& folder = folders[i];
+    const std::vector<std::string>& parts = all_parts[i];
+    std::size_t count = std::min<std::size_t>(2, parts.size());
+    for (; count < parts.size(); ++count) {
+      bool shared = false;
+      for (std::size_t j = 0; j < folders.size() && !shared; ++j) {
+        shared = j != i && all_parts[j].size() >= count && tail(all_parts[j], count) == tail(parts, count);
+      }
+      if (!shared) break;
+    }
+    CHECK(paths.in_command(folder) == "<..." + tail(parts, count) + ">");
+  }
 }
