@@ -2,9 +2,7 @@
 // Also where every command picks its environment: a snapshot, the live Windows one, or the flags.
 #include "dlldoctor/env/snapshot.hpp"
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -17,11 +15,9 @@ namespace dlldoctor::cli {
 Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
                                             env::FileSystem& files) {
   if (!snapshot_file.empty()) {
-    std::ifstream in = open_input_file(snapshot_file);
-    if (!in) return Error{"--env " + snapshot_file + ": cannot read"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto environment = env::environment_from_snapshot(text.str(), flags, files);
+    std::optional<std::string> text = read_whole_file(snapshot_file);
+    if (!text) return Error{"--env " + snapshot_file + ": cannot read"};
+    auto environment = env::environment_from_snapshot(*text, flags, files);
     if (!environment) return Error{"--env " + snapshot_file + ": " + environment.error().message};
     return environment;
   }

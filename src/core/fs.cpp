@@ -1,5 +1,7 @@
 #include "dlldoctor/core/fs.hpp"
 
+#include <sstream>
+
 #if defined(_WIN32)
 #include "dlldoctor/core/utf8_windows.hpp"
 #include "dlldoctor/core/windows_api.hpp"
@@ -27,6 +29,14 @@ std::ifstream open_input_file(const std::string& utf8) {
 }
 std::FILE* open_output_file(const std::string& utf8) { return std::fopen(utf8.c_str(), "wb"); }
 #endif
+
+std::optional<std::string> read_whole_file(const std::string& utf8) {
+  std::ifstream in = open_input_file(utf8);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
+}
 
 fs::path running_executable(const std::string& argv0) {
   FsErrorCode ec;

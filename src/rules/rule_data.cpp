@@ -4,7 +4,6 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
@@ -372,11 +371,9 @@ Result<std::vector<RuleFile>> rule_files(const std::string& folder) {
   std::sort(files.begin(), files.end(), [](const RuleFile& a, const RuleFile& b) { return a.path < b.path; });
   for (RuleFile& file : files) {
     // Read here, not by toml::parse_file: the path is UTF-8 (dlldoctor.exe may live in any folder).
-    std::ifstream in = open_input_file(file.path);
-    if (!in) return Error{fmt::format("{}: cannot read", file.path)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    file.text = std::move(text).str();
+    std::optional<std::string> text = read_whole_file(file.path);
+    if (!text) return Error{fmt::format("{}: cannot read", file.path)};
+    file.text = std::move(*text);
   }
   return files;
 }
@@ -394,11 +391,9 @@ namespace {
 
 // The folder's compiled-rules.bin, when there is one and it was made from exactly these files.
 std::optional<RuleData> compiled_rules_of(const std::string& folder, const std::vector<RuleFile>& files) {
-  std::ifstream in = open_input_file(from_fs_path(to_fs_path(folder) / kCompiledRulesFile));
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return read_compiled_rules(std::move(bytes).str(), files);
+  std::optional<std::string> bytes = read_whole_file(from_fs_path(to_fs_path(folder) / kCompiledRulesFile));
+  if (!bytes) return std::nullopt;
+  return read_compiled_rules(*bytes, files);
 }
 
 template <typename T>

@@ -3,6 +3,7 @@
 // std::filesystem for the mingw-w64 cross build (Debian ships no mingw Boost).
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #if defined(DLLDOCTOR_USE_BOOST_FILESYSTEM)
@@ -29,6 +30,8 @@ fs::path to_fs_path(const std::string& utf8);
 std::string from_fs_path(const fs::path& path);
 std::ifstream open_input_file(const std::string& utf8);  // binary; regular files only (not a FIFO)
 std::FILE* open_output_file(const std::string& utf8);    // "wb"; nullptr when it cannot
+// A whole file through open_input_file; none when it cannot be opened (small files: rules, snapshots).
+std::optional<std::string> read_whole_file(const std::string& utf8);
 
 // The running program's own file. argv[0] is only what the shell was given ("dlldoctor" when it came
 // from PATH), so it is the fallback, not the answer.
