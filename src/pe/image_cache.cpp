@@ -1,19 +1,32 @@
 #include "dlldoctor/pe/image_cache.hpp"
 
-#include "dlldoctor/pe/reader.hpp"
-
 namespace dlldoctor::pe {
+namespace {
 
-std::shared_ptr<const Result<Image>> ImageCache::get(const std::string& path) {
+bool covers(const ReadParts& have, const ReadParts& want) {
+  return (have.imports || !want.imports) && (have.exports || !want.exports) && (have.resources || !want.resources) &&
+         (have.named_in_data || !want.named_in_data);
+}
+
+ReadParts either(const ReadParts& a, const ReadParts& b) {
+  return {a.imports || b.imports, a.exports || b.exports, a.resources || b.resources,
+          a.named_in_data || b.named_in_data};
+}
+
+}  // namespace
+
+std::shared_ptr<const Result<Image>> ImageCache::get(const std::string& path, const ReadParts& parts) {
   auto found = images_.find(path);
-  if (found != images_.end()) return found->second;
-  auto image = std::make_shared<const Result<Image>>(read_image_file(path));
-  images_.emplace(path, image);
+  if (found != images_.end() && covers(found->second.parts, parts)) return found->second.image;
+  // Earlier callers hold the image they were given; the entry now keeps what both wanted.
+  const ReadParts wanted = found == images_.end() ? parts : either(found->second.parts, parts);
+  auto image = std::make_shared<const Result<Image>>(read_image_file(path, wanted));
+  images_[path] = {wanted, image};
   return image;
 }
 
 void ImageCache::put(const std::string& key, Image image) {
-  images_[key] = std::make_shared<const Result<Image>>(std::move(image));
+  images_[key] = {ReadParts{true, true, true, true}, std::make_shared<const Result<Image>>(std::move(image))};
 }
 
 }  // namespace dlldoctor::pe

@@ -75,14 +75,22 @@ bool machine_fits(std::uint16_t process, std::uint16_t dll) {
 
 bool has_path(std::string_view name) { return name.find_first_of("\\/") != std::string_view::npos; }
 
+namespace {
+
+// What the closure reads of every file it probes: the tables, and the DLL names in its data, which the
+// closure asks of the modules that load. Read in the same pass, so a module's file is mapped once (a
+// shadowed copy's data is scanned for nothing, a few of them per run).
+constexpr pe::ReadParts kClosureParts{true, true, true, true};
+
+}  // namespace
+
+std::shared_ptr<const Result<pe::Image>> Resolver::read(const std::string& path) {
+  return images_.get(files_.content_path(path), kClosureParts);
+}
+
 std::vector<std::string> Resolver::names_in_data(const std::string& path) const {
-  pe::ReadParts parts;
-  parts.imports = false;
-  parts.exports = false;
-  parts.resources = false;
-  parts.named_in_data = true;
-  auto image = pe::read_image_file(path, parts);
-  return image ? image->named_in_data : std::vector<std::string>{};
+  auto image = images_.get(files_.content_path(path), kClosureParts);
+  return image->ok() ? image->value().named_in_data : std::vector<std::string>{};
 }
 
 const env::FolderRef& Resolver::system_folder(std::uint16_t process_machine) const {
@@ -146,13 +154,13 @@ Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_
   candidate.path = path;
   candidate.windows_path = env::windows_path_of(environment_, path);
   candidate.mark_of_the_web = env::read_mark_of_the_web(files_, path);
-  auto read = images_.get(files_.content_path(path));
-  if (!read->ok()) {
+  auto file = read(path);
+  if (!file->ok()) {
     candidate.verdict = Verdict::NotLoadable;
-    candidate.problem = read->error().message;
+    candidate.problem = file->error().message;
     return candidate;
   }
-  const pe::Image& read_image = read->value();
+  const pe::Image& read_image = file->value();
   candidate.machine = read_image.machine;
   candidate.file_version = read_image.file_version;
   if (auto reason = pe::unmappable_reason(read_image)) {
@@ -162,7 +170,7 @@ Candidate Resolver::probe(SearchStep step, const std::string& path, std::uint16_
   }
   candidate.verdict = machine_fits(process_machine, read_image.machine) ? Verdict::Shadowed : Verdict::WrongMachine;
   // Aliasing constructor: the image lives as long as the cached Result that owns it.
-  image = std::shared_ptr<const pe::Image>(read, &read_image);
+  image = std::shared_ptr<const pe::Image>(file, &read_image);
   candidate.image = image;
   return candidate;
 }

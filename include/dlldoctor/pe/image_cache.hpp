@@ -6,18 +6,25 @@
 
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/pe/image.hpp"
+#include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::pe {
 
 class ImageCache {
  public:
-  std::shared_ptr<const Result<Image>> get(const std::string& path);
+  // The file at `path` with at least `parts` read. A file is read again only for a caller that wants a
+  // part no earlier caller asked for (the closure's names in data, after the inventory read the headers).
+  std::shared_ptr<const Result<Image>> get(const std::string& path, const ReadParts& parts = {});
   // An image that no file holds (a fix plan's stand-in for a DLL an installer would bring): get(key)
-  // returns it from now on.
+  // returns it from now on, whatever the parts asked for.
   void put(const std::string& key, Image image);
 
  private:
-  std::map<std::string, std::shared_ptr<const Result<Image>>> images_;
+  struct Entry {
+    ReadParts parts;
+    std::shared_ptr<const Result<Image>> image;
+  };
+  std::map<std::string, Entry> images_;
 };
 
 }  // namespace dlldoctor::pe

@@ -77,10 +77,10 @@ class Resolver {
                      std::string_view importer = {});
 
   const env::FolderRef& system_folder(std::uint16_t process_machine) const;
-  // A file read through the same cache as the candidates (the program itself).
-  std::shared_ptr<const Result<pe::Image>> read(const std::string& path) { return images_.get(path); }
-  // The DLL names in a file's read-only data (pe::ReadParts::named_in_data): asked only of modules that
-  // load, since it reads whole sections.
+  // A file read through the same cache, and with the same parts, as the candidates (the program itself).
+  std::shared_ptr<const Result<pe::Image>> read(const std::string& path);
+  // The DLL names in a file's read-only data (pe::ReadParts::named_in_data), read in the same pass as its
+  // tables; names those tables hold are left out.
   std::vector<std::string> names_in_data(const std::string& path) const;
   WrongMachinePolicy policy() const { return policy_; }
 
