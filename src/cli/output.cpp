@@ -17,13 +17,17 @@ OutputSink::~OutputSink() {
 
 void OutputSink::put(std::string_view text) {
   if (failed_) return;
-  const std::string safe = report::safe_for_terminal(text);
+  std::string filtered;
+  if (filter_) {
+    filtered = report::safe_for_terminal(text);
+    text = filtered;
+  }
   if (path_.empty() || path_ == "-") {
-    failed_ = std::fwrite(safe.data(), 1, safe.size(), stdout) != safe.size();
+    failed_ = std::fwrite(text.data(), 1, text.size(), stdout) != text.size();
     return;
   }
   if (!file_) file_ = open_output_file(path_);
-  failed_ = !file_ || std::fwrite(safe.data(), 1, safe.size(), file_) != safe.size();
+  failed_ = !file_ || std::fwrite(text.data(), 1, text.size(), file_) != text.size();
 }
 
 int OutputSink::finish() {

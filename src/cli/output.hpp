@@ -20,10 +20,10 @@ inline void print_message(const std::string& message) {
 
 // Where a report goes, piece by piece as its writer hands it over: stdout, or the file -o names
 // ("" or "-" = stdout), each piece made safe for a terminal first (names in it come from the files
-// inspected). The file is opened at the first piece.
+// inspected) unless the writer's text already is (`filter` false). The file is opened at the first piece.
 class OutputSink : public report::Sink {
  public:
-  explicit OutputSink(std::string path) : path_(std::move(path)) {}
+  explicit OutputSink(std::string path, bool filter = true) : path_(std::move(path)), filter_(filter) {}
   OutputSink(const OutputSink&) = delete;
   OutputSink& operator=(const OutputSink&) = delete;
   ~OutputSink() override;
@@ -33,6 +33,7 @@ class OutputSink : public report::Sink {
 
  private:
   std::string path_;
+  bool filter_;
   std::FILE* file_ = nullptr;
   bool failed_ = false;
 };
@@ -61,7 +62,7 @@ int write_report(const report::Writers<View>& writers, const std::string& format
                  const std::string& path, const report::WriteStyle& style, const std::string& what) {
   if (!has_writer(writers, format, what)) return kExitFailure;
   const report::Writer<View>* writer = report::find_writer(writers, format);
-  OutputSink out(path);
+  OutputSink out(path, !writer->escapes_controls);
   writer->write(out, view, style);
   return out.finish();
 }

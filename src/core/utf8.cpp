@@ -1,5 +1,8 @@
 #include "dlldoctor/core/utf8.hpp"
 
+#include <cstdint>
+#include <cstring>
+
 namespace dlldoctor {
 
 std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
@@ -28,8 +31,38 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
   return length;
 }
 
+std::size_t printable_ascii_end(std::string_view text, std::size_t at, std::string_view except) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  // Whether a word holds a byte below 0x20, above 0x7E, or equal to one of `except` ("Bit Twiddling
+  // Hacks": hasless, hasmore, haszero). Each is exact about whether such a byte is there, which is all
+  // the loop asks; the bytes of that word are then looked at one by one.
+  const auto has_zero_byte = [](std::uint64_t word) { return ((word - kOnes) & ~word & kHigh) != 0; };
+  for (; at <= text.size() && text.size() - at >= 8; at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, text.data() + at, sizeof word);
+    bool stop = ((word - kOnes * 0x20) & ~word & kHigh) != 0 || (((word + kOnes) | word) & kHigh) != 0;
+    for (const char c : except) stop = stop || has_zero_byte(word ^ (kOnes * static_cast<unsigned char>(c)));
+    if (stop) break;
+  }
+  // Names are short, so most bytes are looked at here: no call per byte (find() would be a memchr).
+  const auto excepted = [except](char byte) {
+    for (const char c : except) {
+      if (byte == c) return true;
+    }
+    return false;
+  };
+  for (; at < text.size(); ++at) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (byte < 0x20 || byte > 0x7E || excepted(text[at])) break;
+  }
+  return at;
+}
+
 bool valid_utf8(std::string_view text) {
   for (std::size_t at = 0; at < text.size();) {
+    at = printable_ascii_end(text, at);
+    if (at == text.size()) break;
     const std::size_t length = utf8_sequence_length(text, at);
     if (length == 0) return false;
     at += length;
@@ -49,8 +82,8 @@ std::string escape_bytes(std::string_view text, Escape what) {
     return what == Escape::ControlsButLayout && (byte == '\n' || byte == '\t');
   };
   for (std::size_t at = 0; at < text.size();) {
-    std::size_t run = at;
-    while (run < text.size() && kept(static_cast<unsigned char>(text[run]))) ++run;
+    std::size_t run = printable_ascii_end(text, at);
+    while (run < text.size() && kept(static_cast<unsigned char>(text[run]))) run = printable_ascii_end(text, run + 1);
     out.append(text.substr(at, run - at));
     at = run;
     if (at == text.size()) break;

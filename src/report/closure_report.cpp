@@ -8,6 +8,7 @@
 
 #include "dlldoctor/report/closure_formats.hpp"
 #include "dlldoctor/report/closure_view.hpp"
+#include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/plan_report.hpp"
@@ -20,12 +21,18 @@ namespace {
 using graph::Module;
 using resolve::Failure;
 
-Json optional_text(const std::optional<std::string>& text) { return text ? Json(*text) : Json(nullptr); }
+// The report's objects are written member by member as they are read (issue 12: building a document per
+// module was most of a report's time); the bytes are those json_text gives the same values.
+void put_folder_members(JsonStream& out, const env::FolderRef& folder) {
+  out.put_nonempty_text("host", folder.host);
+  out.put_text_or_null("windows", folder.windows);
+  out.put_bool("exists", folder.exists);
+}
 
-Json folder_json(const env::FolderRef& folder) {
-  return Json{{"host", folder.host.empty() ? Json(nullptr) : Json(folder.host)},
-              {"windows", optional_text(folder.windows)},
-              {"exists", folder.exists}};
+void put_folder(JsonStream& out, std::string_view key, const env::FolderRef& folder) {
+  out.open_object(key);
+  put_folder_members(out, folder);
+  out.close();
 }
 
 const char* status_name(Failure failure) {
@@ -37,17 +44,27 @@ const char* status_name(Failure failure) {
   return "?";
 }
 
-Json outcome_json(const graph::Outcome& outcome) {
-  Json missing = Json::array();
-  for (const auto& m : outcome.missing) missing.push_back({{"dll", m.dll}, {"needed_by", m.needed_by}});
-  return Json{
-      {"request", outcome.request},
-      {"status", outcome.ok ? "ok" : "fails"},
-      {"error", outcome.error ? Json(*outcome.error) : Json(nullptr)},
-      {"reason", outcome.reason.empty() ? Json(nullptr) : Json(outcome.reason)},
-      {"missing", std::move(missing)},
-      {"module", outcome.module ? Json(*outcome.module) : Json(nullptr)},
-      {"found_by", outcome.found_by ? Json(std::string(resolve::step_name(*outcome.found_by))) : Json(nullptr)}};
+void put_outcome(JsonStream& out, std::string_view key, const graph::Outcome& outcome) {
+  out.open_object(key);
+  out.put_text("request", outcome.request);
+  out.put_text("status", outcome.ok ? "ok" : "fails");
+  out.put("error", outcome.error ? Json(*outcome.error) : Json(nullptr));
+  out.put_nonempty_text("reason", outcome.reason);
+  out.open_array("missing");
+  for (const auto& m : outcome.missing) {
+    out.open_object();
+    out.put_text("dll", m.dll);
+    out.put_text("needed_by", m.needed_by);
+    out.close();
+  }
+  out.close();
+  out.put_text_or_null("module", outcome.module);
+  if (outcome.found_by) {
+    out.put_text("found_by", resolve::step_name(*outcome.found_by));
+  } else {
+    out.put_null("found_by");
+  }
+  out.close();
 }
 
 std::optional<std::uint16_t> module_machine(const Module& module) {
@@ -58,60 +75,83 @@ std::optional<std::uint16_t> module_machine(const Module& module) {
   return std::nullopt;
 }
 
-std::optional<pe::Version> module_version(const Module& module) {
-  if (module.resolution.image) return module.resolution.image->file_version;
-  return std::nullopt;
+void put_machine(JsonStream& out, std::string_view key, const std::optional<std::uint16_t>& machine) {
+  if (machine) {
+    out.put_text(key, pe::machine_name(*machine));
+  } else {
+    out.put_null(key);
+  }
 }
 
-Json module_json(const Module& module) {
+void put_candidate(JsonStream& out, const resolve::Candidate& c) {
+  out.open_object();
+  out.put_text("step", resolve::step_name(c.step));
+  if (c.assumed) {
+    out.put_null("path");
+  } else {
+    out.put_text("path", c.path);
+  }
+  out.put_text_or_null("windows_path", c.windows_path);
+  put_machine(out, "machine", c.machine);
+  put_version(out, "file_version", c.file_version);
+  out.put_text("verdict", resolve::verdict_name(c.verdict));
+  out.put_bool("assumed", c.assumed);
+  out.put_nonempty_text("problem", c.problem);
+  if (c.mark_of_the_web) {
+    out.put("mark_of_the_web", Json{{"zone_id", c.mark_of_the_web->zone_id},
+                                    {"host_url", c.mark_of_the_web->host_url},
+                                    {"stream", c.mark_of_the_web->stream}});
+  } else {
+    out.put_null("mark_of_the_web");
+  }
+  out.close();
+}
+
+void put_module(JsonStream& out, const Module& module) {
   const auto& r = module.resolution;
-  Json candidates = Json::array();
-  Json shadowed = Json::array();
+  out.open_object();
+  out.put_text("name", module.name);
+  out.put_text("status", status_name(r.failure));
+  out.put_text_or_null("path", r.path);
+  out.put_text_or_null("windows_path", r.windows_path);
+  if (r.failure == Failure::NotFound && r.found_by != resolve::SearchStep::ApiSet) {
+    out.put_null("found_by");
+  } else {
+    out.put_text("found_by", resolve::step_name(r.found_by));
+  }
+  out.put_text("load", graph::load_kind_name(module.load));
+  out.put_texts("needed_by", module.needed_by);
+  put_machine(out, "machine", module_machine(module));
+  put_version(out, "file_version", r.image ? r.image->file_version : std::nullopt);
+  out.put_bool("assumed", r.assumed);
+  out.put_text_or_null("api_set_host", r.api_set_host);
+  out.put_text_or_null("family", module.family);
+  out.open_array("candidates");
+  for (const auto& c : r.candidates) put_candidate(out, c);
+  out.close();
+  out.open_array("shadowed");
   for (const auto& c : r.candidates) {
-    candidates.push_back({{"step", std::string(resolve::step_name(c.step))},
-                          {"path", c.assumed ? Json(nullptr) : Json(c.path)},
-                          {"windows_path", optional_text(c.windows_path)},
-                          {"machine", c.machine ? Json(pe::machine_name(*c.machine)) : Json(nullptr)},
-                          {"file_version", c.file_version ? Json(c.file_version->to_string()) : Json(nullptr)},
-                          {"verdict", std::string(resolve::verdict_name(c.verdict))},
-                          {"assumed", c.assumed},
-                          {"problem", c.problem.empty() ? Json(nullptr) : Json(c.problem)},
-                          {"mark_of_the_web", c.mark_of_the_web ? Json{{"zone_id", c.mark_of_the_web->zone_id},
-                                                                       {"host_url", c.mark_of_the_web->host_url},
-                                                                       {"stream", c.mark_of_the_web->stream}}
-                                                                : Json(nullptr)}});
-    if (c.verdict == resolve::Verdict::Shadowed) shadowed.push_back(c.assumed ? Json(*c.windows_path) : Json(c.path));
+    if (c.verdict == resolve::Verdict::Shadowed) out.put_text({}, c.assumed ? *c.windows_path : c.path);
   }
-  Json missing = Json::array();
+  out.close();
+  out.open_array("missing_exports");
   for (const auto& m : module.missing_exports) {
-    missing.push_back({{"function", m.function}, {"needed_by", m.needed_by}, {"detail", m.detail}});
+    out.open_object();
+    out.put_text("function", m.function);
+    out.put_text("needed_by", m.needed_by);
+    out.put_text("detail", m.detail);
+    out.close();
   }
-  Json searched = Json::array();
-  for (const auto& s : r.searched) {
-    Json folder = folder_json(s.folder);
-    folder["step"] = std::string(resolve::step_name(s.step));
-    searched.push_back(std::move(folder));
+  out.close();
+  out.open_array("searched");
+  for (const auto& searched : r.searched) {
+    out.open_object();
+    put_folder_members(out, searched.folder);
+    out.put_text("step", resolve::step_name(searched.step));
+    out.close();
   }
-  const auto machine = module_machine(module);
-  const auto version = module_version(module);
-  return Json{{"name", module.name},
-              {"status", status_name(r.failure)},
-              {"path", optional_text(r.path)},
-              {"windows_path", optional_text(r.windows_path)},
-              {"found_by", r.failure == Failure::NotFound && r.found_by != resolve::SearchStep::ApiSet
-                               ? Json(nullptr)
-                               : Json(std::string(resolve::step_name(r.found_by)))},
-              {"load", std::string(graph::load_kind_name(module.load))},
-              {"needed_by", module.needed_by},
-              {"machine", machine ? Json(pe::machine_name(*machine)) : Json(nullptr)},
-              {"file_version", version ? Json(version->to_string()) : Json(nullptr)},
-              {"assumed", r.assumed},
-              {"api_set_host", optional_text(r.api_set_host)},
-              {"family", optional_text(module.family)},
-              {"candidates", std::move(candidates)},
-              {"shadowed", std::move(shadowed)},
-              {"missing_exports", std::move(missing)},
-              {"searched", std::move(searched)}};
+  out.close();
+  out.close();
 }
 
 Json python_json(const recipes::Expansion& expansion) {
@@ -140,94 +180,104 @@ Json python_json(const recipes::Expansion& expansion) {
               {"recipes", std::move(recipes)}};
 }
 
-Json stack_entry_json(const StackEntry& entry) {
-  Json dlls = Json::array();
+void put_stack_entry_members(JsonStream& out, const StackEntry& entry) {
+  out.put_text("family", entry.family);
+  out.put_text("name", entry.name);
+  out.put_nonempty_text("version", entry.version);
+  out.put_text_or_null("path", entry.path);
+  out.put_text_or_null("windows_path", entry.windows_path);
+  out.put_text("found_by", resolve::step_name(entry.found_by));
+  out.put_bool("assumed", entry.assumed);
+  out.open_array("dlls");
   for (const StackDll& dll : entry.dlls) {
-    dlls.push_back({{"name", dll.name}, {"file_version", optional_text(dll.file_version)}});
+    out.open_object();
+    out.put_text("name", dll.name);
+    out.put_text_or_null("file_version", dll.file_version);
+    out.close();
   }
-  return Json{{"family", entry.family},
-              {"name", entry.name},
-              {"version", entry.version.empty() ? Json(nullptr) : Json(entry.version)},
-              {"path", optional_text(entry.path)},
-              {"windows_path", optional_text(entry.windows_path)},
-              {"found_by", std::string(resolve::step_name(entry.found_by))},
-              {"assumed", entry.assumed},
-              {"dlls", std::move(dlls)},
-              {"findings", entry.findings}};
+  out.close();
+  out.put_texts("findings", entry.findings);
 }
 
-Json stack_entries_json(const std::vector<StackEntry>& entries) {
-  Json list = Json::array();
-  for (const StackEntry& entry : entries) list.push_back(stack_entry_json(entry));
-  return list;
+void put_stack_entries(JsonStream& out, std::string_view key, const std::vector<StackEntry>& entries) {
+  out.open_array(key);
+  for (const StackEntry& entry : entries) {
+    out.open_object();
+    put_stack_entry_members(out, entry);
+    out.close();
+  }
+  out.close();
 }
 
-Json stack_json(const Stack& stack) {
-  Json driver = nullptr;
+void put_stack(JsonStream& out, std::string_view key, const Stack& stack) {
+  out.open_object(key);
   if (stack.driver) {
-    driver = stack_entry_json(stack.driver->entry);
-    driver["newest_cuda"] = stack.driver->newest_cuda.empty() ? Json(nullptr) : Json(stack.driver->newest_cuda);
+    out.open_object("driver");
+    put_stack_entry_members(out, stack.driver->entry);
+    out.put_nonempty_text("newest_cuda", stack.driver->newest_cuda);
+    out.close();
+  } else {
+    out.put_null("driver");
   }
-  Json frameworks = Json::array();
+  put_stack_entries(out, "cuda_runtimes", stack.cuda_runtimes);
+  put_stack_entries(out, "cudnn", stack.cudnn);
+  put_stack_entries(out, "msvc_runtime", stack.msvc_runtime);
+  out.open_array("frameworks");
   for (const StackFramework& framework : stack.frameworks) {
-    auto text = [](const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); };
-    frameworks.push_back({{"recipe", framework.recipe},
-                          {"name", framework.name},
-                          {"version", text(framework.version)},
-                          {"cuda", text(framework.cuda)},
-                          {"cudnn", text(framework.cudnn)},
-                          {"own_cudnn", text(framework.own_cudnn)},
-                          {"mismatches", framework.mismatches}});
+    out.open_object();
+    out.put_text("recipe", framework.recipe);
+    out.put_text("name", framework.name);
+    out.put_nonempty_text("version", framework.version);
+    out.put_nonempty_text("cuda", framework.cuda);
+    out.put_nonempty_text("cudnn", framework.cudnn);
+    out.put_nonempty_text("own_cudnn", framework.own_cudnn);
+    out.put_texts("mismatches", framework.mismatches);
+    out.close();
   }
-  return Json{{"driver", std::move(driver)},
-              {"cuda_runtimes", stack_entries_json(stack.cuda_runtimes)},
-              {"cudnn", stack_entries_json(stack.cudnn)},
-              {"msvc_runtime", stack_entries_json(stack.msvc_runtime)},
-              {"frameworks", std::move(frameworks)}};
+  out.close();
+  out.close();
 }
 
-// Streamed: the document's members one by one, and the modules one at a time.
+// Streamed: the document's members one by one, each written from the values as it is reached.
 void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   const ReportInput& input = view.raw();
   const env::Environment& environment = *input.environment;
   const graph::Closure& closure = *input.closure;
   const graph::ClosureRequest& request = *input.request;
 
-  Json loads = Json::array();
-  for (std::size_t i = 0; i < request.loads.size(); ++i) {
-    Json flag_names = Json::array();
-    for (const auto& name : resolve::load_flag_names(request.loads[i].flags)) flag_names.push_back(name);
-    loads.push_back({{"name", request.loads[i].name},
-                     {"origin", request.loads[i].origin.empty() ? Json(nullptr) : Json(request.loads[i].origin)},
-                     {"flags", fmt::format("0x{:x}", request.loads[i].flags)},
-                     {"flag_names", std::move(flag_names)},
-                     {"failure_caught", request.loads[i].failure_caught},
-                     {"outcome", i < closure.loads.size() ? outcome_json(closure.loads[i]) : Json(nullptr)}});
-  }
-  Json request_json = {{"kind", request.loads.empty() ? "startup" : "load"},
-                       {"program", request.program},
-                       {"program_is_host", request.program_is_host},
-                       {"profile", input.profile.empty() ? Json(nullptr) : Json(input.profile)},
-                       {"preload", request.preload},
-                       {"loads", std::move(loads)},
-                       {"wrong_machine_policy", input.policy == resolve::WrongMachinePolicy::Fail ? "fail" : "skip"}};
-  request_json["python"] = input.expansion ? python_json(*input.expansion) : Json(nullptr);
+  JsonStream out(sink);
+  out.open_object();
+  out.put_text("schema", kReportSchema);
+  out.put_text("tool_version", input.tool_version);
+  out.put_text("generated_at", input.generated_at);
 
-  Json path = Json::array();
-  for (const auto& entry : environment.path) {
-    Json item = folder_json(entry.folder);
-    item["entry"] = entry.text;
-    item["note"] = entry.note.empty() ? Json(nullptr) : Json(entry.note);
-    path.push_back(std::move(item));
+  out.open_object("request");
+  out.put_text("kind", request.loads.empty() ? "startup" : "load");
+  out.put_text("program", request.program);
+  out.put_bool("program_is_host", request.program_is_host);
+  out.put_nonempty_text("profile", input.profile);
+  out.put_texts("preload", request.preload);
+  out.open_array("loads");
+  for (std::size_t i = 0; i < request.loads.size(); ++i) {
+    const graph::LoadCall& load = request.loads[i];
+    out.open_object();
+    out.put_text("name", load.name);
+    out.put_nonempty_text("origin", load.origin);
+    out.put_text("flags", fmt::format("0x{:x}", load.flags));
+    out.put_texts("flag_names", resolve::load_flag_names(load.flags));
+    out.put_bool("failure_caught", load.failure_caught);
+    if (i < closure.loads.size()) {
+      put_outcome(out, "outcome", closure.loads[i]);
+    } else {
+      out.put_null("outcome");
+    }
+    out.close();
   }
-  Json order = Json::array();
-  for (const auto& folder : input.search_order) {
-    Json item = folder_json(folder.folder);
-    item["step"] = std::string(resolve::step_name(folder.step));
-    order.push_back(std::move(item));
-  }
-  Json user_dirs = Json::array();
-  for (const auto& folder : request.settings.user_dirs) user_dirs.push_back(folder_json(folder));
+  out.close();
+  out.put_text("wrong_machine_policy", input.policy == resolve::WrongMachinePolicy::Fail ? "fail" : "skip");
+  out.put("python", input.expansion ? python_json(*input.expansion) : Json(nullptr));
+  out.close();
+
   std::vector<std::string> assumptions = environment.notes;
   assumptions.push_back(input.policy == resolve::WrongMachinePolicy::Fail
                             ? "a wrong-machine or unloadable file found first fails the load with error 193, as "
@@ -237,40 +287,65 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   assumptions.push_back("64-bit Windows: a 32-bit process searches SysWOW64 in place of System32");
   for (const auto& note : closure.notes) assumptions.push_back(note);
 
-  Json environment_json = {
-      {"source", environment.source},
-      {"sysroot", optional_text(environment.sysroot)},
-      {"app_dir", folder_json(closure.process.app_dir)},
-      {"system32", folder_json(environment.system32)},
-      {"syswow64", folder_json(environment.syswow64)},
-      {"system16", folder_json(environment.system16)},
-      {"windows", folder_json(environment.windows)},
-      {"cwd", folder_json(environment.cwd)},
-      {"path", std::move(path)},
-      {"safe_dll_search_mode", environment.safe_dll_search_mode},
-      {"known_dlls", {{"source", environment.known_dlls_source}, {"names", dll_keys(environment.known_dlls)}}},
-      {"api_sets", {{"source", environment.api_sets.source()}, {"count", environment.api_sets.size()}}},
-      {"dll_directory", request.settings.dll_directory ? folder_json(*request.settings.dll_directory) : Json(nullptr)},
-      {"user_dirs", std::move(user_dirs)},
-      {"default_dirs",
-       request.settings.default_dirs ? Json(fmt::format("0x{:x}", *request.settings.default_dirs)) : Json(nullptr)},
-      {"search_order", std::move(order)},
-      {"assumptions", std::move(assumptions)},
-  };
-
-  JsonStream out(sink);
-  out.open_object();
-  out.put("schema", Json(kReportSchema));
-  out.put("tool_version", Json(input.tool_version));
-  out.put("generated_at", Json(input.generated_at));
-  out.put("request", request_json);
-  out.put("environment", environment_json);
-  out.put("process", Json{{"machine", pe::machine_name(closure.process_machine)}});
-  out.open_array("modules");
-  for (const Module& module : closure.modules) out.put(module_json(module));
+  out.open_object("environment");
+  out.put_text("source", environment.source);
+  out.put_text_or_null("sysroot", environment.sysroot);
+  put_folder(out, "app_dir", closure.process.app_dir);
+  put_folder(out, "system32", environment.system32);
+  put_folder(out, "syswow64", environment.syswow64);
+  put_folder(out, "system16", environment.system16);
+  put_folder(out, "windows", environment.windows);
+  put_folder(out, "cwd", environment.cwd);
+  out.open_array("path");
+  for (const auto& entry : environment.path) {
+    out.open_object();
+    put_folder_members(out, entry.folder);
+    out.put_text("entry", entry.text);
+    out.put_nonempty_text("note", entry.note);
+    out.close();
+  }
   out.close();
-  out.put("outcome", outcome_json(closure.outcome));
-  out.put("stack", stack_json(view.raw_stack()));
+  out.put_bool("safe_dll_search_mode", environment.safe_dll_search_mode);
+  out.open_object("known_dlls");
+  out.put_text("source", environment.known_dlls_source);
+  out.put_texts("names", dll_keys(environment.known_dlls));
+  out.close();
+  out.open_object("api_sets");
+  out.put_text("source", environment.api_sets.source());
+  out.put_number("count", environment.api_sets.size());
+  out.close();
+  if (request.settings.dll_directory) {
+    put_folder(out, "dll_directory", *request.settings.dll_directory);
+  } else {
+    out.put_null("dll_directory");
+  }
+  out.open_array("user_dirs");
+  for (const auto& folder : request.settings.user_dirs) put_folder(out, {}, folder);
+  out.close();
+  if (request.settings.default_dirs) {
+    out.put_text("default_dirs", fmt::format("0x{:x}", *request.settings.default_dirs));
+  } else {
+    out.put_null("default_dirs");
+  }
+  out.open_array("search_order");
+  for (const auto& folder : input.search_order) {
+    out.open_object();
+    put_folder_members(out, folder.folder);
+    out.put_text("step", resolve::step_name(folder.step));
+    out.close();
+  }
+  out.close();
+  out.put_texts("assumptions", assumptions);
+  out.close();
+
+  out.open_object("process");
+  out.put_text("machine", pe::machine_name(closure.process_machine));
+  out.close();
+  out.open_array("modules");
+  for (const Module& module : closure.modules) put_module(out, module);
+  out.close();
+  put_outcome(out, "outcome", closure.outcome);
+  put_stack(out, "stack", view.raw_stack());
   out.open_array("findings");
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     Json finding = finding_to_json((*input.findings)[i], input.rules);
@@ -575,7 +650,7 @@ int exit_status(const ReportInput& input) {
 
 const Writers<ClosureView>& closure_writers() {
   static const Writers<ClosureView> writers{{"text", write_text},
-                                            {"json", write_json},
+                                            {"json", write_json, true},
                                             {"markdown", write_markdown},
                                             {"dot", write_closure_dot},
                                             {"html", write_closure_html}};

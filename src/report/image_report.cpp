@@ -18,22 +18,6 @@ const char* subsystem_name(std::uint16_t subsystem) {
   }
 }
 
-void put_version(JsonStream& out, std::string_view key, const std::optional<pe::Version>& version) {
-  if (version) {
-    out.put_text(key, version->to_string());
-  } else {
-    out.put_null(key);
-  }
-}
-
-void put_optional_text(JsonStream& out, std::string_view key, const std::optional<std::string>& text) {
-  if (text) {
-    out.put_text(key, *text);
-  } else {
-    out.put_null(key);
-  }
-}
-
 void put_imports(JsonStream& out, std::string_view key, const std::vector<pe::ImportedDll>& dlls, bool delay) {
   out.open_array(key);
   for (const auto& dll : dlls) {
@@ -57,13 +41,15 @@ void put_imports(JsonStream& out, std::string_view key, const std::vector<pe::Im
   out.close();
 }
 
-void put_texts(JsonStream& out, std::string_view key, const std::vector<std::string>& texts) {
-  out.open_array(key);
-  for (const std::string& text : texts) out.put_text({}, text);
-  out.close();
-}
-
 }  // namespace
+
+void put_version(JsonStream& out, std::string_view key, const std::optional<pe::Version>& version) {
+  if (version) {
+    out.put_text(key, version->to_string());
+  } else {
+    out.put_null(key);
+  }
+}
 
 // Written member by member, in docs/inspect-json.md's order: a DLL with 20,000 exports is never a
 // document in memory (issue 12: inspect's JSON at the speed of its text).
@@ -101,7 +87,7 @@ void put_image_json(JsonStream& out, const std::string& path, const pe::Image& i
     out.open_object();
     out.put_text("dll", b.dll);
     out.put_number("timestamp", b.timestamp);
-    put_texts(out, "forwarders", b.forwarder_dlls);
+    out.put_texts("forwarders", b.forwarder_dlls);
     out.close();
   }
   out.close();
@@ -112,7 +98,7 @@ void put_image_json(JsonStream& out, const std::string& path, const pe::Image& i
     out.open_array("items");
     for (const auto& item : image.exports->items) {
       out.open_object();
-      put_optional_text(out, "name", item.name);
+      out.put_text_or_null("name", item.name);
       out.put_number("ordinal", item.ordinal);
       if (item.forwarder) {
         out.put_text("forwarder", item.forwarder->text);
@@ -126,16 +112,16 @@ void put_image_json(JsonStream& out, const std::string& path, const pe::Image& i
   } else {
     out.put_null("exports");
   }
-  put_texts(out, "named_in_data", image.named_in_data);
+  out.put_texts("named_in_data", image.named_in_data);
   put_version(out, "file_version", image.file_version);
   put_version(out, "product_version", image.product_version);
   out.open_object("strings");
   for (const auto& [key, value] : image.strings) out.put_text(key, value);
   out.close();
-  put_optional_text(out, "manifest", image.manifest);
+  out.put_text_or_null("manifest", image.manifest);
   out.put_bool("clr", image.has_clr);
   out.put_bool("signed", image.is_signed);
-  put_texts(out, "warnings", image.warnings);
+  out.put_texts("warnings", image.warnings);
   out.close();
 }
 
@@ -244,7 +230,7 @@ void write_json(Sink& sink, const ImageFiles& files, const WriteStyle&) {
 }  // namespace
 
 const Writers<ImageFiles>& image_writers() {
-  static const Writers<ImageFiles> writers{{"text", write_text}, {"json", write_json}};
+  static const Writers<ImageFiles> writers{{"text", write_text}, {"json", write_json, true}};
   return writers;
 }
 

@@ -7,6 +7,13 @@
 namespace dlldoctor::report {
 namespace {
 constexpr char kHex[] = "0123456789abcdef";
+
+// Indentation from a run of spaces: append(count, ' ') fills byte by byte, and JSON is mostly indentation.
+void append_spaces(std::string& out, std::size_t count) {
+  static constexpr std::string_view kSpaces = "                                                                ";
+  for (; count > kSpaces.size(); count -= kSpaces.size()) out += kSpaces;
+  out.append(kSpaces.data(), count);
+}
 }  // namespace
 
 std::string escape_remaining_controls(std::string dumped) {
@@ -110,6 +117,13 @@ template std::string json_text_at<nlohmann::ordered_json>(const nlohmann::ordere
 void append_json_string(std::string& out, std::string_view text) {
   // What json_text does to a string, in one pass: invalid UTF-8 as the text \xNN (escape_bytes), then
   // nlohmann's escapes (quote, backslash, the C0 controls), then escape_remaining_controls (DEL, C1).
+  // Nearly every name and path is printable ASCII without a quote or backslash: copied as it is.
+  if (printable_ascii_end(text, 0, "\"\\") == text.size()) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
   std::string replaced;
   if (!valid_utf8(text)) {
     replaced = escape_bytes(text, Escape::InvalidUtf8);
@@ -122,7 +136,8 @@ void append_json_string(std::string& out, std::string_view text) {
     out += with;
     run = at + length;
   };
-  for (std::size_t at = 0; at < text.size(); ++at) {
+  for (std::size_t at = printable_ascii_end(text, 0, "\"\\"); at < text.size();
+       at = printable_ascii_end(text, at + 1, "\"\\")) {
     const auto byte = static_cast<unsigned char>(text[at]);
     if (byte >= 0x20 && byte != '"' && byte != '\\' && byte != 0x7f && byte != 0xc2) continue;
     switch (byte) {
@@ -173,7 +188,7 @@ void JsonStream::append_value(const BasicJson& value, std::size_t indent) {
       text_ += object ? "{\n" : "[\n";
       for (auto it = value.begin(); it != value.end(); ++it) {
         if (it != value.begin()) text_ += ",\n";
-        text_.append(indent + 2, ' ');
+        append_spaces(text_, indent + 2);
         if (object) {
           append_json_string(text_, it.key());
           text_ += ": ";
@@ -181,7 +196,7 @@ void JsonStream::append_value(const BasicJson& value, std::size_t indent) {
         append_value(*it, indent + 2);
       }
       text_ += '\n';
-      text_.append(indent, ' ');
+      append_spaces(text_, indent);
       text_ += object ? '}' : ']';
       return;
     }
@@ -196,6 +211,28 @@ void JsonStream::put_text(std::string_view key, std::string_view text) {
   start(key);
   append_json_string(text_, text);
   finished();
+}
+
+void JsonStream::put_text_or_null(std::string_view key, const std::optional<std::string>& text) {
+  if (text) {
+    put_text(key, *text);
+  } else {
+    put_null(key);
+  }
+}
+
+void JsonStream::put_nonempty_text(std::string_view key, std::string_view text) {
+  if (text.empty()) {
+    put_null(key);
+  } else {
+    put_text(key, text);
+  }
+}
+
+void JsonStream::put_texts(std::string_view key, const std::vector<std::string>& texts) {
+  open_array(key);
+  for (const std::string& text : texts) put_text({}, text);
+  close();
 }
 
 void JsonStream::put_number(std::string_view key, std::uint64_t number) {
@@ -221,7 +258,7 @@ void JsonStream::start(std::string_view key) {
   Open& inner = open_.back();
   text_ += inner.empty ? "\n" : ",\n";
   inner.empty = false;
-  text_.append(2 * open_.size(), ' ');
+  append_spaces(text_, 2 * open_.size());
   if (inner.bracket == '{') {
     append_json_string(text_, key);
     text_ += ": ";
@@ -233,7 +270,7 @@ void JsonStream::close() {
   open_.pop_back();
   if (!inner.empty) {
     text_ += '\n';
-    text_.append(2 * open_.size(), ' ');
+    append_spaces(text_, 2 * open_.size());
   }
   text_ += inner.bracket == '{' ? '}' : ']';
   finished();

@@ -454,7 +454,7 @@ std::size_t ScanView::errors() const {
 
 const Writers<ScanView>& scan_writers() {
   static const Writers<ScanView> writers{
-      {"text", write_text}, {"json", write_json}, {"markdown", write_markdown}, {"html", write_html}};
+      {"text", write_text}, {"json", write_json, true}, {"markdown", write_markdown}, {"html", write_html}};
   return writers;
 }
 

@@ -143,7 +143,7 @@ void write_text(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
 }  // namespace
 
 const Writers<rules::SdkReport>& sdk_writers() {
-  static const Writers<rules::SdkReport> writers{{"text", write_text}, {"json", write_json}};
+  static const Writers<rules::SdkReport> writers{{"text", write_text}, {"json", write_json, true}};
   return writers;
 }
 

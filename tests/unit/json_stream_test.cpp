@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 using Json = nlohmann::ordered_json;
 using dlldoctor::report::json_text;
@@ -71,6 +72,7 @@ TEST_CASE("a streamed object of arrays, objects, empty containers and hostile st
     out.close();
   }
   CHECK(sink.text() == json_text(whole));
+  CHECK(dlldoctor::report::safe_for_terminal(sink.text()) == sink.text());
 }
 
 TEST_CASE("a streamed value or array as the whole document") {
@@ -138,5 +140,7 @@ TEST_CASE("scalars written straight from their values are the bytes json_text gi
                         {"yes", true},     {"no", false},
                         {"none", nullptr}, {"list", {text}}};
     CHECK_MESSAGE(sink.text() == json_text(whole), "text of " << text.size() << " bytes");
+    // The JSON writers skip the terminal filter (Writer::escapes_controls): it must have nothing to do.
+    CHECK(dlldoctor::report::safe_for_terminal(sink.text()) == sink.text());
   }
 }

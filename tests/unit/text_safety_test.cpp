@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
 
 #include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/report/text_layout.hpp"
@@ -42,4 +43,38 @@ TEST_CASE("safe_for_terminal: text, newlines, tabs and dlldoctor's own colours p
   CHECK(safe_for_terminal("bad\xff\xfe.dll") == "bad\\xff\\xfe.dll");
   CHECK(safe_for_terminal("cut \xe6\x97") == "cut \\xe6\\x97");
   CHECK(safe_for_terminal("{\"dll\": \"\\u001bibwapi.dll\"}") == "{\"dll\": \"\\u001bibwapi.dll\"}");
+}
+
+// printable_ascii_end reads eight bytes at a time; the answer must be the one a byte-by-byte reading
+// gives, wherever the stopping byte stands in a word and whatever it is.
+TEST_CASE("printable_ascii_end stops where a byte-by-byte reading stops") {
+  using dlldoctor::printable_ascii_end;
+  const auto slow = [](std::string_view text, std::size_t at, std::string_view except) {
+    while (at < text.size()) {
+      const auto byte = static_cast<unsigned char>(text[at]);
+      if (byte < 0x20 || byte > 0x7e || except.find(text[at]) != std::string_view::npos) break;
+      ++at;
+    }
+    return at;
+  };
+  std::string first_wrong;
+  for (const std::string_view except : {std::string_view(), std::string_view("\"\\")}) {
+    for (unsigned value = 0; value < 256; ++value) {
+      for (std::size_t place = 0; place < 24; ++place) {
+        std::string text(24, 'a');
+        text[place] = static_cast<char>(value);
+        for (std::size_t at = 0; at <= text.size(); ++at) {
+          if (first_wrong.empty() && printable_ascii_end(text, at, except) != slow(text, at, except))
+            first_wrong = "byte " + std::to_string(value) + " at " + std::to_string(place) + " from " +
+                          std::to_string(at) + (except.empty() ? "" : " (quote and backslash excepted)");
+        }
+      }
+    }
+  }
+  CHECK_MESSAGE(first_wrong.empty(), first_wrong);
+  // Two stopping bytes in one word: the first counts (a borrow from it must not hide it or invent one).
+  const std::string two = std::string("abc\x1f") + "\xff" + "xyz0123";
+  CHECK(printable_ascii_end(two, 0) == 3);
+  CHECK(printable_ascii_end(two, 5) == two.size());
+  CHECK(printable_ascii_end("", 0) == 0);
 }

@@ -12,6 +12,11 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t at);
 
 bool valid_utf8(std::string_view text);
 
+// The end of the run of printable ASCII (0x20-0x7E) that starts at `at`, leaving out the bytes of
+// `except` too (at most a few: JSON's quote and backslash). Read eight bytes at a time: reports are mostly
+// such runs, and the per-byte checks of the escapes start past them.
+std::size_t printable_ascii_end(std::string_view text, std::size_t at, std::string_view except = {});
+
 // Which bytes escape_bytes writes as the four characters \xNN: only those that are not valid UTF-8 (JSON
 // strings, which escape their own controls); also every control character, C0, DEL and C1 (a value shown
 // on one line: a name, a path in a message or a comment); or the controls but newline and tab (a report

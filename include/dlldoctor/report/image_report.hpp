@@ -1,7 +1,9 @@
 #pragma once
 // What `dlldoctor inspect` prints for one file, as JSON (documented in docs/inspect-json.md) or text.
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlldoctor/core/result.hpp"
@@ -15,6 +17,8 @@ namespace dlldoctor::report {
 // next value of `out`.
 void put_image_json(JsonStream& out, const std::string& path, const pe::Image& image);
 void put_image_error_json(JsonStream& out, const std::string& path, const std::string& error);
+// A file version as the reports spell it ("9.1.0.70"), or null.
+void put_version(JsonStream& out, std::string_view key, const std::optional<pe::Version>& version);
 // One file's object as a whole document (with its newline).
 std::string image_json_text(const std::string& path, const pe::Image& image);
 

@@ -35,6 +35,10 @@ template <typename View>
 struct Writer {
   std::string_view name;  // the --format value
   void (*write)(Sink& out, const View& view, const WriteStyle& style);
+  // Its text can hold no control character but newline and tab, and no invalid UTF-8, whatever the files
+  // hold (JSON escapes them inside its strings): the terminal filter would give the same bytes, so the
+  // text goes out without it (tests/unit/json_stream_test.cpp checks the JSON side of that).
+  bool escapes_controls = false;
 };
 
 template <typename View>
