@@ -24,16 +24,19 @@ inline constexpr int kExitFailure = 2;
 
 using Runner = std::function<int()>;
 
-Runner setup_inspect(CLI::App& app);
-// `dlldoctor sdk DIR`, and the top-level spelling `dlldoctor --sdk DIR` (main runs it when app.count("--sdk")).
-Runner setup_sdk(CLI::App& app, const std::string& argv0);
+// A subcommand set up without `bind_flags` is only its name and help, for a command line that does not name
+// it (src/cli/main.cpp); its runner is then empty, never called.
+Runner setup_inspect(CLI::App& app, bool bind_flags);
+// `dlldoctor sdk DIR`, and the top-level spelling `dlldoctor --sdk DIR` (main runs it when app.count("--sdk")),
+// which is bound whatever `bind_flags` says.
+Runner setup_sdk(CLI::App& app, const std::string& argv0, bool bind_flags);
 // The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`, and `dlldoctor --scan DIR`.
 Runner setup_explain(CLI::App& app, const std::string& argv0);
 // `dlldoctor probe APP.exe [flags]`: the main job's simulation flags, so the probe checks the very
 // simulation they describe, and --probe-timeout.
-Runner setup_probe(CLI::App& app, const std::string& argv0);
+Runner setup_probe(CLI::App& app, const std::string& argv0, bool bind_flags);
 // `dlldoctor snapshot -o env.json`.
-Runner setup_snapshot(CLI::App& app, const std::string& argv0);
+Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags);
 
 // kExitFailure, with a message naming it and `why`, when the command line of `app` gave an option (or the
 // positional program) outside `allowed` (long names, "program" for the positional): `mode` would ignore

@@ -430,7 +430,7 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
   });
 }
 
-Runner setup_probe(CLI::App& app, const std::string& argv0) {
+Runner setup_probe(CLI::App& app, const std::string& argv0, bool bind_flags) {
   auto options = std::make_shared<ExplainOptions>();
   options->argv0 = argv0;
   options->probe = true;
@@ -440,6 +440,7 @@ Runner setup_probe(CLI::App& app, const std::string& argv0) {
       "--load calls, or have the Python interpreter make the calls of its --import recipes) under the real "
       "loader, with the PATH and folder of --path and --cwd, and report every difference from the prediction "
       "as a probe-differs finding. Takes the flags of dlldoctor APP.exe.");
+  if (!bind_flags) return {};
   command->add_option("--probe-timeout", options->probe_timeout,
                       "Seconds the probed process may run before it is ended (default 10)");
   command->footer(

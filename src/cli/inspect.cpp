@@ -40,11 +40,12 @@ int run_inspect(const InspectOptions& options) {
 
 }  // namespace
 
-Runner setup_inspect(CLI::App& app) {
+Runner setup_inspect(CLI::App& app, bool bind_flags) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* command = app.add_subcommand("inspect",
                                          "Print what the PE reader finds in each file: machine, "
                                          "imports, delay imports, exports, versions, manifest, DLLs named in its data");
+  if (!bind_flags) return {};
   command->add_option("files", options->files, "PE files (EXE or DLL)")->required();
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember(report::writer_names(report::image_writers())))

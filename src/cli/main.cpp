@@ -1,5 +1,8 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,24 +38,30 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
   return "dlldoctor: " + dlldoctor::report::safe_for_terminal(message) + "\n";
 }
 
-int run(int argc, char** argv) {
+// Parses `args` and runs the command they name. Binding a command's flags costs CLI11 more than the rest of
+// a run's start-up (each new flag is compared with every one before it; probe alone, which takes the main
+// command's flags again, was a sixth of a whole closure report): unless `bind_all`, a subcommand that no
+// argument names is listed but takes no flags, since that command line cannot run it. Any line CLI11
+// refuses, and --help, is parsed again with every flag bound, so help, messages and exit statuses are the
+// same either way (nullopt asks for that).
+std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   using namespace dlldoctor::cli;
-  use_utf8_console();
-  std::vector<std::string> arguments = utf8_arguments(argc, argv);
-  // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
-  if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
-  std::vector<char*> args;
-  for (std::string& argument : arguments) args.push_back(argument.data());
-  argc = static_cast<int>(args.size());
-  argv = args.data();
+  const int argc = static_cast<int>(args.size());
+  char** argv = args.data();
+  // CLI11 names a subcommand by a whole argument equal to its name.
+  const auto binds = [&](const char* command) {
+    return bind_all || std::any_of(args.begin() + (argc > 0 ? 1 : 0), args.end(),
+                                   [&](const char* argument) { return std::strcmp(argument, command) == 0; });
+  };
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};
   app.set_version_flag("--version", std::string("dlldoctor ") + DLLDOCTOR_VERSION);
   app.require_subcommand(0, 1);
-  Runner inspect = setup_inspect(app);
-  Runner sdk = setup_sdk(app, argc > 0 ? argv[0] : "dlldoctor");
-  Runner snapshot = setup_snapshot(app, argc > 0 ? argv[0] : "dlldoctor");
-  Runner explain = setup_explain(app, argc > 0 ? argv[0] : "dlldoctor");
-  Runner probe = setup_probe(app, argc > 0 ? argv[0] : "dlldoctor");
+  const std::string argv0 = argc > 0 ? argv[0] : "dlldoctor";
+  Runner inspect = setup_inspect(app, binds("inspect"));
+  Runner sdk = setup_sdk(app, argv0, binds("sdk"));
+  Runner snapshot = setup_snapshot(app, argv0, binds("snapshot"));
+  Runner explain = setup_explain(app, argv0);
+  Runner probe = setup_probe(app, argv0, binds("probe"));
   app.failure_message(failure_message);
   app.footer(
       "Examples:\n"
@@ -72,6 +81,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (!bind_all && dynamic_cast<const CLI::CallForVersion*>(&e) == nullptr) return std::nullopt;
     // Wrapping every description took 0.1 to 0.2 ms of every run (--version: 1.4 ms); only help shows them.
     if (dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr) fit_help_to_80_columns(app);
     const int code = app.exit(e);
@@ -82,6 +92,18 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("probe")) return probe();
   if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();
+}
+
+int run(int argc, char** argv) {
+  using namespace dlldoctor::cli;
+  use_utf8_console();
+  std::vector<std::string> arguments = utf8_arguments(argc, argv);
+  // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
+  if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
+  std::vector<char*> args;
+  for (std::string& argument : arguments) args.push_back(argument.data());
+  if (const std::optional<int> status = parse_and_run(args, false)) return *status;
+  return *parse_and_run(args, true);
 }
 
 }  // namespace

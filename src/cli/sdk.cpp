@@ -75,30 +75,34 @@ int run_sdk(const SdkOptions& options) {
 
 }  // namespace
 
-Runner setup_sdk(CLI::App& app, const std::string& argv0) {
+Runner setup_sdk(CLI::App& app, const std::string& argv0, bool bind_flags) {
   auto options = std::make_shared<SdkOptions>();
   options->argv0 = argv0;
   auto top_level_root = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand(
       "sdk",
       "Check an unpacked cuDNN for building (header, cudnn.lib, DLLs) and print the compiler and linker settings");
-  command->add_option("root", options->root, "The folder the cuDNN zip was unpacked into")->required();
-  command->add_option("--format", options->format, "Output format")
-      ->check(CLI::IsMember(report::writer_names(report::sdk_writers())))
-      ->capture_default_str();
-  command->add_option("--arch", options->arch, "The platform the project builds for")
-      ->check(CLI::IsMember({"x64", "x86", "arm64"}))
-      ->capture_default_str();
-  command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
-  command->add_option("--sysroot", options->sysroot,
-                      "A mounted Windows drive: the root may be a C:\\ path on it, and the settings use Windows paths");
-  command->add_option("--map", options->maps,
-                      "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; the "
-                      "settings use its Windows paths (repeatable)");
-  command->footer(
-      "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n"
-      "  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70 --sysroot /mnt/windows\n"
-      "  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format json -o sdk.json");
+  // The subcommand's own flags; --sdk's runner below reads only their defaults when they are not bound.
+  if (bind_flags) {
+    command->add_option("root", options->root, "The folder the cuDNN zip was unpacked into")->required();
+    command->add_option("--format", options->format, "Output format")
+        ->check(CLI::IsMember(report::writer_names(report::sdk_writers())))
+        ->capture_default_str();
+    command->add_option("--arch", options->arch, "The platform the project builds for")
+        ->check(CLI::IsMember({"x64", "x86", "arm64"}))
+        ->capture_default_str();
+    command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+    command->add_option(
+        "--sysroot", options->sysroot,
+        "A mounted Windows drive: the root may be a C:\\ path on it, and the settings use Windows paths");
+    command->add_option("--map", options->maps,
+                        "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; the "
+                        "settings use its Windows paths (repeatable)");
+    command->footer(
+        "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n"
+        "  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70 --sysroot /mnt/windows\n"
+        "  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format json -o sdk.json");
+  }
   CLI::Option* top_level =
       app.add_option("--sdk", *top_level_root, "Same as `dlldoctor sdk DIR`: check a cuDNN folder for building");
   // `--sdk DIR` shares the top level with the main command, whose --format and -o it reads back after

@@ -88,13 +88,14 @@ int run_snapshot(const SnapshotOptions& options) {
 
 }  // namespace
 
-Runner setup_snapshot(CLI::App& app, const std::string& argv0) {
+Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags) {
   auto options = std::make_shared<SnapshotOptions>();
   options->argv0 = argv0;
   CLI::App* command = app.add_subcommand(
       "snapshot",
       "Save the environment (folders, PATHs, KnownDLLs, flags, OS version, System32 DLLs with versions) as JSON, "
       "to replay with `dlldoctor APP.exe --env FILE` elsewhere. On Windows: this machine; else the flags.");
+  if (!bind_flags) return {};
   command->footer(
       "Examples:\n  dlldoctor snapshot -o env.json            (on the Windows machine)\n"
       "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
