@@ -45,16 +45,27 @@ foreach(line IN LISTS lines)
     message(FATAL_ERROR "${DATA}:${line_number}: ${name} is already listed on line ${seen_${name}}")
   endif()
   set(seen_${name} ${line_number})
+  if(NOT host STREQUAL "")
+    list(APPEND hosts "${host}")
+  endif()
   # A space sorts before every character of a name, so sorting the rows sorts them by name.
   list(APPEND rows "${name} ${host}")
 endforeach()
 list(SORT rows)
+list(REMOVE_DUPLICATES hosts)
+list(SORT hosts)
 
 list(LENGTH rows count)
 set(body "")
 foreach(row IN LISTS rows)
   string(REGEX MATCH "^([^ ]+) (.*)$" unused "${row}")
   string(APPEND body "    {\"${CMAKE_MATCH_1}\", \"${CMAKE_MATCH_2}\"},\n")
+endforeach()
+
+list(LENGTH hosts host_count)
+set(host_body "")
+foreach(host IN LISTS hosts)
+  string(APPEND host_body "    \"${host}\",\n")
 endforeach()
 
 file(RELATIVE_PATH source "${CMAKE_CURRENT_LIST_DIR}/.." "${DATA}")
@@ -66,6 +77,10 @@ namespace dlldoctor::env::detail {
 const BuiltinApiSet kBuiltinApiSets[] = {
 ${body}};
 const std::size_t kBuiltinApiSetCount = ${count};
+
+const char* const kBuiltinApiSetHosts[] = {
+${host_body}};
+const std::size_t kBuiltinApiSetHostCount = ${host_count};
 
 }  // namespace dlldoctor::env::detail
 ")

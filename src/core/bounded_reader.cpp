@@ -1,5 +1,8 @@
 #include "dlldoctor/core/bounded_reader.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace dlldoctor {
 
 std::optional<std::string> BoundedReader::c_string(std::uint64_t offset, std::size_t max_length) const {
@@ -7,17 +10,17 @@ std::optional<std::string> BoundedReader::c_string(std::uint64_t offset, std::si
   const std::size_t available = size_ - static_cast<std::size_t>(offset);
   const std::size_t limit = available < max_length ? available : max_length;
   const auto* begin = reinterpret_cast<const char*>(data_ + offset);
-  for (std::size_t i = 0; i < limit; ++i) {
-    if (begin[i] == '\0') return std::string(begin, i);
-  }
-  return std::nullopt;
+  const auto* end = static_cast<const char*>(std::memchr(begin, '\0', limit));
+  if (end == nullptr) return std::nullopt;
+  return std::string(begin, static_cast<std::size_t>(end - begin));
 }
 
 std::optional<std::size_t> BoundedReader::utf16_length(std::uint64_t offset, std::size_t max_units) const {
-  for (std::size_t i = 0; i < max_units; ++i) {
-    auto unit = u16(offset + 2 * static_cast<std::uint64_t>(i));
-    if (!unit) return std::nullopt;
-    if (*unit == 0) return i;
+  // The units inside the bytes are read straight (version resources hold hundreds of these strings).
+  const std::uint64_t inside = offset < size_ ? (size_ - offset) / 2 : 0;
+  const std::size_t units = static_cast<std::size_t>(std::min<std::uint64_t>(max_units, inside));
+  for (std::size_t i = 0; i < units; ++i) {
+    if (data_[offset + 2 * i] == 0 && data_[offset + 2 * i + 1] == 0) return i;
   }
   return std::nullopt;
 }
@@ -44,12 +47,21 @@ std::optional<std::string> BoundedReader::utf16(std::uint64_t offset, std::size_
   auto bytes = checked_mul(units, 2);
   if (!bytes || !contains(offset, *bytes)) return std::nullopt;
   constexpr std::uint32_t kReplacement = 0xFFFD;
+  // Inside the bytes, checked above: the units are read straight.
+  const std::uint8_t* bytes_at = data_ + offset;
+  const auto unit_at = [bytes_at](std::size_t i) {
+    return static_cast<std::uint32_t>(bytes_at[2 * i] | (bytes_at[2 * i + 1] << 8));
+  };
   std::string out;
   out.reserve(units);
   for (std::size_t i = 0; i < units; ++i) {
-    const std::uint32_t unit = *u16(offset + 2 * static_cast<std::uint64_t>(i));
+    const std::uint32_t unit = unit_at(i);
+    if (unit < 0x80) {
+      out += static_cast<char>(unit);
+      continue;
+    }
     if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < units) {
-      const std::uint32_t low = *u16(offset + 2 * static_cast<std::uint64_t>(i + 1));
+      const std::uint32_t low = unit_at(i + 1);
       if (low >= 0xDC00 && low <= 0xDFFF) {
         append_utf8(out, 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
         ++i;

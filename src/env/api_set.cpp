@@ -77,9 +77,9 @@ bool ApiSetSchema::is_api_set_name(std::string_view name) {
 }
 
 bool ApiSetSchema::is_builtin_host(const DllName& name) {
-  // Sets without a host carry "", which names no DLL.
-  return std::any_of(builtin_begin(), builtin_end(),
-                     [&](const detail::BuiltinApiSet& row) { return row.host == name.key(); });
+  const char* const* end = detail::kBuiltinApiSetHosts + detail::kBuiltinApiSetHostCount;
+  return std::binary_search(detail::kBuiltinApiSetHosts, end, name.key(),
+                            [](std::string_view a, std::string_view b) { return a < b; });
 }
 
 ApiSetSchema ApiSetSchema::builtin() {

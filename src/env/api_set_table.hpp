@@ -14,4 +14,9 @@ struct BuiltinApiSet {
 extern const BuiltinApiSet kBuiltinApiSets[];
 extern const std::size_t kBuiltinApiSetCount;
 
+// The distinct hosts of those sets, sorted (byte order): is_builtin_host bisects them instead of reading
+// every set (it is asked for every module of a closure).
+extern const char* const kBuiltinApiSetHosts[];
+extern const std::size_t kBuiltinApiSetHostCount;
+
 }  // namespace dlldoctor::env::detail

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -167,6 +168,24 @@ TEST_CASE("the built-in table knows the API sets onnxruntime and DirectML import
   CHECK(ApiSetSchema::is_builtin_host(DllName("sechost.dll")));
   CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName("cudnn64_9.dll")));
   CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName("")));
+}
+
+// is_builtin_host bisects a host list generated beside the table: every set's host must be in it, upper
+// case or not, and a set's own name never is.
+TEST_CASE("every host of the built-in table is a built-in host") {
+  const ApiSetSchema schema = ApiSetSchema::builtin();
+  std::size_t hosts = 0;
+  for (const std::string& contract : schema.contracts()) {
+    const auto host = schema.resolve(contract + "-0.dll");
+    if (!host) continue;
+    ++hosts;
+    CHECK_MESSAGE(ApiSetSchema::is_builtin_host(DllName(*host)), *host);
+    std::string upper = *host;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    CHECK(ApiSetSchema::is_builtin_host(DllName(upper)));
+    CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName(contract + "-0.dll")));
+  }
+  CHECK(hosts > 500);  // 800 of the Windows 10/11 table's sets name a host
 }
 
 // A sample across the families of Wine 8.0's schema; tests/env checks every entry against the file.

@@ -63,6 +63,8 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
           (c.verdict == resolve::Verdict::Chosen || c.verdict == resolve::Verdict::Shadowed)) {
         marked[folder_of(detail::shown(c))].push_back(&c);
       }
+      // Most copies are neither: their words and evidence are not made at all.
+      if (c.verdict != resolve::Verdict::WrongMachine && c.verdict != resolve::Verdict::NotLoadable) continue;
       const bool caused_failure = resolution.failure == resolve::Failure::BadImage && resolution.path == c.path;
       Vars vars = {{"path", detail::shown(c)},
                    {"file", base_name(detail::shown(c))},
