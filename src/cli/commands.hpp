@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlldoctor/core/result.hpp"
@@ -24,6 +25,47 @@ inline constexpr int kExitFailure = 2;
 
 using Runner = std::function<int()>;
 
+// The arguments of a command line, so that only what it can name is bound: CLI11 compares every flag it
+// binds with each one bound before it, which cost more than the rest of a run's start-up. A line CLI11
+// refuses (an unbound flag is one it refuses) and --help are parsed again with `every` set, so usage
+// text and messages know every flag (src/cli/main.cpp).
+class CommandLine {
+ public:
+  CommandLine(const std::vector<char*>& args, bool every);
+  // Whether an argument is `command`: CLI11 names a subcommand by a whole argument.
+  bool names_command(std::string_view command) const;
+  // Whether an argument starts with one of `names` (CLI11's list: "-o,--output"), which covers "--output",
+  // "--output=x", "-o" and "-ox". A yes in vain costs only time.
+  bool names_flag(std::string_view names) const;
+
+ private:
+  std::vector<std::string_view> arguments_;  // without the program's name
+  bool every_;
+};
+
+// Binds onto `app` the flags `line` names; a flag left out is nullptr.
+class FlagBinder {
+ public:
+  FlagBinder(CLI::App& app, const CommandLine& line) : app_(app), line_(line) {}
+  template <typename T>
+  CLI::Option* option(const std::string& names, T& target, const std::string& description,
+                      const char* group = nullptr) {
+    return line_.names_flag(names) ? in_group(app_.add_option(names, target, description), group) : nullptr;
+  }
+  CLI::Option* flag(const std::string& names, bool& target, const std::string& description,
+                    const char* group = nullptr) {
+    return line_.names_flag(names) ? in_group(app_.add_flag(names, target, description), group) : nullptr;
+  }
+
+ private:
+  static CLI::Option* in_group(CLI::Option* option, const char* group) {
+    return group != nullptr ? option->group(group) : option;
+  }
+
+  CLI::App& app_;
+  const CommandLine& line_;
+};
+
 // A subcommand set up without `bind_flags` is only its name and help, for a command line that does not name
 // it (src/cli/main.cpp); its runner is then empty, never called.
 Runner setup_inspect(CLI::App& app, bool bind_flags);
@@ -31,10 +73,10 @@ Runner setup_inspect(CLI::App& app, bool bind_flags);
 // which is bound whatever `bind_flags` says.
 Runner setup_sdk(CLI::App& app, const std::string& argv0, bool bind_flags);
 // The main job binds onto the top-level command: `dlldoctor APP.exe [flags]`, and `dlldoctor --scan DIR`.
-Runner setup_explain(CLI::App& app, const std::string& argv0);
+Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine& line);
 // `dlldoctor probe APP.exe [flags]`: the main job's simulation flags, so the probe checks the very
 // simulation they describe, and --probe-timeout.
-Runner setup_probe(CLI::App& app, const std::string& argv0, bool bind_flags);
+Runner setup_probe(CLI::App& app, const std::string& argv0, const CommandLine& line);
 // `dlldoctor snapshot -o env.json`.
 Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags);
 

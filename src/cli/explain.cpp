@@ -318,78 +318,73 @@ int run_explain(const ExplainOptions& options) {
 }
 
 // The flags of the simulation, shared by the main command and `dlldoctor probe` (which checks the very
-// simulation they describe). Returns the runner, which pairs each --flags with its --load.
-Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
+// simulation they describe), those `line` names. Returns the runner, which pairs each --flags with its --load.
+Runner bind_simulation(CLI::App& app, const CommandLine& line, std::shared_ptr<ExplainOptions> options,
                        std::function<int(const ExplainOptions&)> run) {
   app.add_option("program", options->program, "The program whose start-up to simulate (APP.exe)");
+  FlagBinder bind(app, line);
   auto* environment = "Environment (how the Windows machine looks)";
-  app.add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32")
-      ->group(environment);
-  app.add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)")
-      ->group(environment);
-  app.add_option("--cwd", options->cwd, "The current folder of the process")->group(environment);
-  app.add_option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->group(environment);
-  app.add_option("--known-dlls", options->known_dlls, "KnownDLLs, comma-separated (default: Windows 10/11 list)")
-      ->group(environment);
-  app.add_option("--windows-user", options->windows_user,
-                 "The profile under Users/ whose registry PATH to compare with (default: the only one)")
-      ->group(environment);
-  app.add_option("--env", options->env_file,
-                 "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot "
-                 "and --map")
-      ->group(environment);
-  app.add_flag("--assume-system-dlls", options->assume_system_dlls,
-               "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
-      ->group(environment);
+  bind.option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32",
+              environment);
+  bind.option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)", environment);
+  bind.option("--cwd", options->cwd, "The current folder of the process", environment);
+  if (CLI::Option* safe_mode =
+          bind.option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)", environment))
+    safe_mode->check(CLI::IsMember({"on", "off"}));
+  bind.option("--known-dlls", options->known_dlls, "KnownDLLs, comma-separated (default: Windows 10/11 list)",
+              environment);
+  bind.option("--windows-user", options->windows_user,
+              "The profile under Users/ whose registry PATH to compare with (default: the only one)", environment);
+  bind.option("--env", options->env_file,
+              "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot and --map",
+              environment);
+  bind.flag("--assume-system-dlls", options->assume_system_dlls,
+            "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present", environment);
   auto* calls = "LoadLibrary calls of a running program";
-  app.add_option("--host", options->host, "The running program that makes the --load calls")->group(calls);
-  CLI::Option* load =
-      app.add_option("--load", options->loads, "A LoadLibraryEx call: a DLL name or path (repeatable)")->group(calls);
-  CLI::Option* load_flags =
-      app.add_option("--flags", options->load_flags,
-                     "Flags of the --load just before: names (search-default-dirs,...) or numbers (0x1100)")
-          ->group(calls);
-  app.add_option("--set-default-dirs", options->set_default_dirs, "SetDefaultDllDirectories flags")->group(calls);
-  app.add_option("--add-dll-dir", options->add_dll_dirs, "AddDllDirectory folder (repeatable)")->group(calls);
-  app.add_option("--set-dll-dir", options->set_dll_dir, "SetDllDirectory folder")->group(calls);
-  app.add_option("--preload", options->preload, "A module already in the process (repeatable)")->group(calls);
+  bind.option("--host", options->host, "The running program that makes the --load calls", calls);
+  const CLI::Option* load =
+      bind.option("--load", options->loads, "A LoadLibraryEx call: a DLL name or path (repeatable)", calls);
+  const CLI::Option* load_flags =
+      bind.option("--flags", options->load_flags,
+                  "Flags of the --load just before: names (search-default-dirs,...) or numbers (0x1100)", calls);
+  bind.option("--set-default-dirs", options->set_default_dirs, "SetDefaultDllDirectories flags", calls);
+  bind.option("--add-dll-dir", options->add_dll_dirs, "AddDllDirectory folder (repeatable)", calls);
+  bind.option("--set-dll-dir", options->set_dll_dir, "SetDllDirectory folder", calls);
+  bind.option("--preload", options->preload, "A module already in the process (repeatable)", calls);
   auto* frameworks = "Frameworks (load recipes, rules/*.toml)";
-  app.add_option("--import", options->imports,
-                 "Import a package in the Python interpreter named as the program, as its own loading code "
-                 "does (torch, onnxruntime, onnxruntime[cuda], ...; repeatable, in order)")
-      ->group(frameworks);
-  app.add_option("--site-packages", options->site_packages,
-                 "The site-packages folder to import from, instead of the interpreter's own (repeatable)")
-      ->group(frameworks);
-  app.add_option("--setenv", options->setenv, "NAME=VALUE: an environment variable of the process (repeatable)")
-      ->group(environment);
-  app.add_option("--profile", options->profile,
-                 "Flags of a kind of process for the --load calls: python-extension, python-ctypes, node-addon "
-                 "([[profile]] in rules/)")
-      ->group(calls);
-  app.add_option("--wrong-machine", options->wrong_machine,
-                 "A wrong-machine file found first: fail (documented, error 193) or skip (Dependencies, Wine)")
-      ->check(CLI::IsMember({"fail", "skip"}))
-      ->capture_default_str();
-  app.add_option("--format", options->format,
-                 "Output format (text on a terminal, json for scripts and tickets, "
-                 "markdown to paste into an issue, with a Mermaid picture; dot for Graphviz; html, one page)")
-      ->check(CLI::IsMember(report::writer_names(report::closure_writers())))
-      ->capture_default_str();
-  app.add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
-  app.add_option("--fix-script", options->fix_script,
-                 "Also write the checked plan as a PowerShell script (FILE.ps1) to read and run on the Windows "
-                 "machine (-WhatIf to see what it would do)");
-  app.add_option("--map", options->maps,
-                 "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; its "
-                 "paths are shown and scripted as Windows paths (repeatable)")
-      ->group(environment);
-  app.add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
-  app.add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
-  app.add_option("--look-in", options->look_in,
-                 "A folder to search (recursively) for copies of DLLs that are not found (repeatable)");
+  bind.option("--import", options->imports,
+              "Import a package in the Python interpreter named as the program, as its own loading code does "
+              "(torch, onnxruntime, onnxruntime[cuda], ...; repeatable, in order)",
+              frameworks);
+  bind.option("--site-packages", options->site_packages,
+              "The site-packages folder to import from, instead of the interpreter's own (repeatable)", frameworks);
+  bind.option("--setenv", options->setenv, "NAME=VALUE: an environment variable of the process (repeatable)",
+              environment);
+  bind.option("--profile", options->profile,
+              "Flags of a kind of process for the --load calls: python-extension, python-ctypes, node-addon "
+              "([[profile]] in rules/)",
+              calls);
+  if (CLI::Option* wrong_machine =
+          bind.option("--wrong-machine", options->wrong_machine,
+                      "A wrong-machine file found first: fail (documented, error 193) or skip (Dependencies, Wine)"))
+    wrong_machine->check(CLI::IsMember({"fail", "skip"}))->capture_default_str();
+  if (CLI::Option* format = bind.option("--format", options->format,
+                                        "Output format (text on a terminal, json for scripts and tickets, markdown "
+                                        "to paste into an issue, with a Mermaid picture; dot for Graphviz; html, "
+                                        "one page)"))
+    format->check(CLI::IsMember(report::writer_names(report::closure_writers())))->capture_default_str();
+  bind.option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  bind.option("--fix-script", options->fix_script,
+              "Also write the checked plan as a PowerShell script (FILE.ps1) to read and run on the Windows "
+              "machine (-WhatIf to see what it would do)");
+  bind.option("--map", options->maps,
+              "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; its paths are "
+              "shown and scripted as Windows paths (repeatable)",
+              environment);
+  bind.flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
+  bind.option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
+  bind.option("--look-in", options->look_in,
+              "A folder to search (recursively) for copies of DLLs that are not found (repeatable)");
   // --flags belongs to the --load before it; CLI11 keeps each option's values apart, so the command
   // line's order is read back from parse_order().
   return [options, &app, load, load_flags, run] {
@@ -408,13 +403,15 @@ Runner bind_simulation(CLI::App& app, std::shared_ptr<ExplainOptions> options,
 
 }  // namespace
 
-Runner setup_explain(CLI::App& app, const std::string& argv0) {
+Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine& line) {
   auto options = std::make_shared<ExplainOptions>();
   options->argv0 = argv0;
-  app.add_option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders")
-      ->expected(1, -1);
-  app.add_flag("--all-dlls", options->all_dlls, "With --scan: every DLL, not only the families in rules/");
-  return bind_simulation(app, options, [&app](const ExplainOptions& given) {
+  FlagBinder bind(app, line);
+  if (CLI::Option* scan =
+          bind.option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders"))
+    scan->expected(1, -1);
+  bind.flag("--all-dlls", options->all_dlls, "With --scan: every DLL, not only the families in rules/");
+  return bind_simulation(app, line, options, [&app](const ExplainOptions& given) {
     if (given.scan.empty()) {
       if (given.all_dlls) return fail("--all-dlls needs --scan DIR: it widens the scan to every DLL");
       return run_explain(given);
@@ -430,7 +427,7 @@ Runner setup_explain(CLI::App& app, const std::string& argv0) {
   });
 }
 
-Runner setup_probe(CLI::App& app, const std::string& argv0, bool bind_flags) {
+Runner setup_probe(CLI::App& app, const std::string& argv0, const CommandLine& line) {
   auto options = std::make_shared<ExplainOptions>();
   options->argv0 = argv0;
   options->probe = true;
@@ -440,14 +437,16 @@ Runner setup_probe(CLI::App& app, const std::string& argv0, bool bind_flags) {
       "--load calls, or have the Python interpreter make the calls of its --import recipes) under the real "
       "loader, with the PATH and folder of --path and --cwd, and report every difference from the prediction "
       "as a probe-differs finding. Takes the flags of dlldoctor APP.exe.");
-  if (!bind_flags) return {};
-  command->add_option("--probe-timeout", options->probe_timeout,
-                      "Seconds the probed process may run before it is ended (default 10)");
+  if (!line.names_command("probe")) return {};
+  FlagBinder(*command, line)
+      .option("--probe-timeout", options->probe_timeout,
+              "Seconds the probed process may run before it is ended "
+              "(default 10)");
   command->footer(
       "Examples:\n  dlldoctor probe app.exe --path C:\\cudnn\\bin\n"
       "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension\n"
       "  dlldoctor probe python.exe --import torch");
-  return bind_simulation(*command, options, run_explain);
+  return bind_simulation(*command, line, options, run_explain);
 }
 
 }  // namespace dlldoctor::cli

@@ -1,6 +1,4 @@
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
@@ -38,30 +36,27 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
   return "dlldoctor: " + dlldoctor::report::safe_for_terminal(message) + "\n";
 }
 
-// Parses `args` and runs the command they name. Binding a command's flags costs CLI11 more than the rest of
-// a run's start-up (each new flag is compared with every one before it; probe alone, which takes the main
-// command's flags again, was a sixth of a whole closure report): unless `bind_all`, a subcommand that no
-// argument names is listed but takes no flags, since that command line cannot run it. Any line CLI11
-// refuses, and --help, is parsed again with every flag bound, so help, messages and exit statuses are the
-// same either way (nullopt asks for that).
+// Parses `args` and runs the command they name. Binding flags costs CLI11 more than the rest of a run's
+// start-up (each new flag is compared with every one before it; probe alone, which takes the main
+// command's flags again, was a sixth of a whole closure report): unless `bind_all`, only the subcommands
+// and flags an argument names are bound (CommandLine); the others are listed with their help, since that
+// command line cannot use them. Any line CLI11 refuses (a flag not bound is one it refuses), and --help,
+// is parsed again with every flag bound, so help, messages and exit statuses are the same either way
+// (nullopt asks for that).
 std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   using namespace dlldoctor::cli;
   const int argc = static_cast<int>(args.size());
   char** argv = args.data();
-  // CLI11 names a subcommand by a whole argument equal to its name.
-  const auto binds = [&](const char* command) {
-    return bind_all || std::any_of(args.begin() + (argc > 0 ? 1 : 0), args.end(),
-                                   [&](const char* argument) { return std::strcmp(argument, command) == 0; });
-  };
+  const CommandLine line(args, bind_all);
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};
   app.set_version_flag("--version", std::string("dlldoctor ") + DLLDOCTOR_VERSION);
   app.require_subcommand(0, 1);
   const std::string argv0 = argc > 0 ? argv[0] : "dlldoctor";
-  Runner inspect = setup_inspect(app, binds("inspect"));
-  Runner sdk = setup_sdk(app, argv0, binds("sdk"));
-  Runner snapshot = setup_snapshot(app, argv0, binds("snapshot"));
-  Runner explain = setup_explain(app, argv0);
-  Runner probe = setup_probe(app, argv0, binds("probe"));
+  Runner inspect = setup_inspect(app, line.names_command("inspect"));
+  Runner sdk = setup_sdk(app, argv0, line.names_command("sdk"));
+  Runner snapshot = setup_snapshot(app, argv0, line.names_command("snapshot"));
+  Runner explain = setup_explain(app, argv0, line);
+  Runner probe = setup_probe(app, argv0, line);
   app.failure_message(failure_message);
   app.footer(
       "Examples:\n"

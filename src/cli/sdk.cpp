@@ -114,18 +114,19 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0, bool bind_flags) {
                                 "the SDK check reads the cuDNN folder only (--format, -o, --sysroot, --map)");
       if (refused != kExitOk) return refused;
       options->root = *top_level_root;
-      const CLI::Option* format = app.get_option("--format");
-      if (format->count() > 0) options->format = format->as<std::string>();
+      // The main command's flags are bound only when given (src/cli/main.cpp): an absent one is nullptr.
+      const auto given = [&app](const char* name) {
+        const CLI::Option* option = app.get_option_no_throw(name);
+        return option != nullptr && option->count() > 0 ? option : nullptr;
+      };
+      if (const CLI::Option* format = given("--format")) options->format = format->as<std::string>();
       if (!report::find_writer(report::sdk_writers(), options->format)) {
         print_message("--sdk writes --format text or json, not " + options->format);
         return kExitFailure;
       }
-      const CLI::Option* output = app.get_option("--output");
-      if (output->count() > 0) options->output = output->as<std::string>();
-      const CLI::Option* sysroot = app.get_option("--sysroot");
-      if (sysroot->count() > 0) options->sysroot = sysroot->as<std::string>();
-      const CLI::Option* maps = app.get_option("--map");
-      if (maps->count() > 0) options->maps = maps->as<std::vector<std::string>>();
+      if (const CLI::Option* output = given("--output")) options->output = output->as<std::string>();
+      if (const CLI::Option* sysroot = given("--sysroot")) options->sysroot = sysroot->as<std::string>();
+      if (const CLI::Option* maps = given("--map")) options->maps = maps->as<std::vector<std::string>>();
     }
     return run_sdk(*options);
   };
