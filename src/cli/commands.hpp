@@ -43,7 +43,10 @@ class CommandLine {
   bool every_;
 };
 
-// Binds onto `app` the flags `line` names; a flag left out is nullptr.
+// Binds onto `app` the flags `line` names; a flag left out is nullptr. That leaving a flag out cannot change
+// what a command line that parses means rests on how dlldoctor sets CLI11 up: no command allows extra
+// arguments, falls through, ignores case or takes Windows-style options, and no flag is required, needs
+// or excludes another or reads an environment variable or a config file.
 class FlagBinder {
  public:
   FlagBinder(CLI::App& app, const CommandLine& line) : app_(app), line_(line) {}

@@ -29,6 +29,14 @@ void put_folder_members(JsonStream& out, const env::FolderRef& folder) {
   out.put_bool("exists", folder.exists);
 }
 
+// A folder of a search order: where it is, then the step that searches it.
+void put_searched_folder(JsonStream& out, const resolve::SearchFolder& searched) {
+  out.open_object();
+  put_folder_members(out, searched.folder);
+  out.put_text("step", resolve::step_name(searched.step));
+  out.close();
+}
+
 void put_folder(JsonStream& out, std::string_view key, const env::FolderRef& folder) {
   out.open_object(key);
   put_folder_members(out, folder);
@@ -144,12 +152,7 @@ void put_module(JsonStream& out, const Module& module) {
   }
   out.close();
   out.open_array("searched");
-  for (const auto& searched : r.searched) {
-    out.open_object();
-    put_folder_members(out, searched.folder);
-    out.put_text("step", resolve::step_name(searched.step));
-    out.close();
-  }
+  for (const auto& searched : r.searched) put_searched_folder(out, searched);
   out.close();
   out.close();
 }
@@ -328,12 +331,7 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
     out.put_null("default_dirs");
   }
   out.open_array("search_order");
-  for (const auto& folder : input.search_order) {
-    out.open_object();
-    put_folder_members(out, folder.folder);
-    out.put_text("step", resolve::step_name(folder.step));
-    out.close();
-  }
+  for (const auto& folder : input.search_order) put_searched_folder(out, folder);
   out.close();
   out.put_texts("assumptions", assumptions);
   out.close();

@@ -168,6 +168,9 @@ TEST_CASE("the built-in table knows the API sets onnxruntime and DirectML import
   CHECK(ApiSetSchema::is_builtin_host(DllName("sechost.dll")));
   CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName("cudnn64_9.dll")));
   CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName("")));
+  // A name whose key is empty ("." loses its dot) is no host: sets without a host carry "" in the table,
+  // and the linear scan once matched it, taking a hostile import named "." for a stock System32 DLL.
+  CHECK_FALSE(ApiSetSchema::is_builtin_host(DllName(".")));
 }
 
 // is_builtin_host bisects a host list generated beside the table: every set's host must be in it, upper

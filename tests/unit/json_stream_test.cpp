@@ -120,6 +120,9 @@ TEST_CASE("scalars written straight from their values are the bytes json_text gi
   for (int byte = 0; byte < 256; ++byte) {
     texts.push_back(std::string(1, static_cast<char>(byte)));
     texts.push_back("a" + std::string(1, static_cast<char>(byte)) + "\xc2\x85z");
+    // Past the eight bytes a run of printable ASCII is read at a time, in every place of a word.
+    for (std::size_t place : {8u, 13u, 23u})
+      texts.push_back(std::string(place, 'x') + std::string(1, static_cast<char>(byte)) + std::string(9, 'y'));
   }
   for (const std::string& text : texts) {
     StringSink sink;
