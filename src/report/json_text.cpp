@@ -117,15 +117,17 @@ template std::string json_text_at<nlohmann::ordered_json>(const nlohmann::ordere
 void append_json_string(std::string& out, std::string_view text) {
   // What json_text does to a string, in one pass: invalid UTF-8 as the text \xNN (escape_bytes), then
   // nlohmann's escapes (quote, backslash, the C0 controls), then escape_remaining_controls (DEL, C1).
-  // Nearly every name and path is printable ASCII without a quote or backslash: copied as it is.
-  if (printable_ascii_end(text, 0, "\"\\") == text.size()) {
+  // Nearly every name and path is printable ASCII without a quote or backslash: copied as it is. Otherwise
+  // that plain start is read once: it is valid UTF-8, and escape_bytes leaves it as it is.
+  const std::size_t plain = printable_ascii_end(text, 0, "\"\\");
+  if (plain == text.size()) {
     out += '"';
     out += text;
     out += '"';
     return;
   }
   std::string replaced;
-  if (!valid_utf8(text)) {
+  if (!valid_utf8(text.substr(plain))) {
     replaced = escape_bytes(text, Escape::InvalidUtf8);
     text = replaced;
   }
@@ -136,8 +138,7 @@ void append_json_string(std::string& out, std::string_view text) {
     out += with;
     run = at + length;
   };
-  for (std::size_t at = printable_ascii_end(text, 0, "\"\\"); at < text.size();
-       at = printable_ascii_end(text, at + 1, "\"\\")) {
+  for (std::size_t at = plain; at < text.size(); at = printable_ascii_end(text, at + 1, "\"\\")) {
     const auto byte = static_cast<unsigned char>(text[at]);
     if (byte >= 0x20 && byte != '"' && byte != '\\' && byte != 0x7f && byte != 0xc2) continue;
     switch (byte) {
