@@ -125,6 +125,8 @@ void diagnose_and_report(const graph::ClosureRequest& request, const env::Enviro
   input.closure = &diagnosis->closure;
   input.findings = &diagnosis->rules.findings;
   input.rules = &w.rules;
+  input.outcome_error = diagnosis->rules.outcome_error;
+  input.outcome_says = diagnosis->rules.outcome_says;
   const report::ClosureView view(input);
   write_every_format(report::closure_writers(), view);
 }

@@ -211,6 +211,7 @@ int run_explain(const ExplainOptions& options) {
     if (!has_flags && profile) {
       call.flags = resolve::has_path(call.name) ? profile->flags_with_path.value_or(profile->flags) : profile->flags;
     }
+    if (profile) call.says = profile->says;
     request.loads.push_back(call);
   }
   if (!options.set_default_dirs.empty()) {
@@ -299,6 +300,8 @@ int run_explain(const ExplainOptions& options) {
   input.findings = &rule_output.findings;
   input.rules = &*rule_data;
   input.plan = fix_plan ? &*fix_plan : nullptr;
+  input.outcome_error = rule_output.outcome_error;
+  input.outcome_says = rule_output.outcome_says;
 
   input.generated_at = utc_now();
   const report::ClosureView view(input);

@@ -24,6 +24,7 @@ DllCopy describe(const Environment& environment, const std::string& folder, cons
   if (image->ok()) {
     copy.machine = image->value().machine;
     copy.file_version = image->value().file_version;
+    copy.file_size = image->value().file_size;
   }
   return copy;
 }
@@ -120,6 +121,13 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
     names.insert(request.wanted.begin(), request.wanted.end());
     collect(environment, folder.host, names, "search path", files, images, contents.dlls);
     if (!contents.dlls.empty()) inventory.search_folders.push_back(std::move(contents));
+  }
+  for (const InventoryRequest::NamedFile& wanted : request.files) {
+    const auto found = files.find_file(wanted.folder, wanted.name);
+    if (!found) continue;
+    const auto same = [&](const DllCopy& c) { return c.path == *found; };
+    if (std::none_of(inventory.copies.begin(), inventory.copies.end(), same))
+      inventory.copies.push_back(describe(environment, wanted.folder, base_name(*found), wanted.source, files, images));
   }
   if (request.wanted.empty()) return inventory;
 

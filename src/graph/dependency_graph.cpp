@@ -83,8 +83,13 @@ class Builder {
   void link(std::size_t from, std::size_t to, LoadKind kind);
   const DelayLoadHook* delay_load_hook(const std::string& importer, const DllName& dll) const;
   const LazyLoad* lazy_load(const std::string& loader, const DllName& dll) const;
-  void walk_path(const std::string& name, const LazyLoad& lazy, const SearchContext& context,
-                 const std::string& needed_by, int depth, std::size_t parent);
+  std::optional<std::string> first_on_path(const std::string& name) const;
+  // The majors of each kind of GPU stack the process loads so far ("cuda" -> {"13"}).
+  std::map<std::string, std::set<std::string>> process_generations() const;
+  bool of_process_major(const DllName& dll, const std::map<std::string, std::set<std::string>>& generations) const;
+  void expand_names_in_data(std::size_t index);
+  void load_lazily(std::size_t index, const LazyLoad& lazy, const std::vector<DllName>& named,
+                   const std::map<std::string, std::set<std::string>>& generations);
   // A delay import a hook answers with the process's own program (GetModuleHandle(NULL)): no search.
   void bind_to_host(std::size_t importer, const pe::ImportedDll& import, const DelayLoadHook& hook);
   // One more request for a module already in the closure.
@@ -102,6 +107,7 @@ class Builder {
   std::vector<std::vector<Edge>> edges_;
   std::map<const pe::Image*, ExportIndex> export_indexes_;
   std::size_t late_cursor_ = 0;
+  std::optional<std::size_t> current_call_;  // the LoadLibrary call whose loads are being made
 };
 
 void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
@@ -114,25 +120,113 @@ void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
 
 const LazyLoad* Builder::lazy_load(const std::string& loader, const DllName& dll) const {
   for (const LazyLoad& lazy : knowledge_.lazy_loads) {
-    if (env::wildcard_match(lazy.loader, loader) && lazy.dll == dll) return &lazy;
+    if (env::wildcard_match(lazy.loader, loader) &&
+        std::find(lazy.dlls.begin(), lazy.dlls.end(), dll) != lazy.dlls.end())
+      return &lazy;
   }
   return nullptr;
 }
 
-void Builder::walk_path(const std::string& name, const LazyLoad& lazy, const SearchContext& context,
-                        const std::string& needed_by, int depth, std::size_t parent) {
-  // The loader's own walk: the first PATH entry that holds the file, loaded by full path.
+std::optional<std::string> Builder::first_on_path(const std::string& name) const {
   for (const env::PathEntry& entry : environment_.path) {
     if (!entry.folder.exists) continue;
-    const auto file = files_.find_file(entry.folder.host, name);
+    if (auto file = files_.find_file(entry.folder.host, name)) return file;
+  }
+  return std::nullopt;
+}
+
+std::map<std::string, std::set<std::string>> Builder::process_generations() const {
+  std::map<std::string, std::set<std::string>> generations;
+  for (const Module& module : closure_.modules) {
+    if (module.resolution.failure != Failure::None || !module.family) continue;
+    auto traits = knowledge_.families.find(*module.family);
+    if (traits == knowledge_.families.end() || traits->second.generation == "any") continue;
+    generations[traits->second.kind].insert(traits->second.generation);
+  }
+  return generations;
+}
+
+bool Builder::of_process_major(const DllName& dll,
+                               const std::map<std::string, std::set<std::string>>& generations) const {
+  auto family = knowledge_.family_of.find(dll);
+  if (family == knowledge_.family_of.end()) return true;
+  auto traits = knowledge_.families.find(family->second);
+  if (traits == knowledge_.families.end() || traits->second.generation == "any") return true;
+  // A process that loads nothing of that stack yet may use any major of it.
+  auto kind = generations.find(traits->second.kind);
+  return kind == generations.end() || kind->second.count(traits->second.generation) > 0;
+}
+
+void Builder::load_lazily(std::size_t index, const LazyLoad& lazy, const std::vector<DllName>& named,
+                          const std::map<std::string, std::set<std::string>>& generations) {
+  const std::string loader = closure_.modules[index].name;
+  const int depth = closure_.modules[index].depth;
+  // The rule's names this module holds, those of the process's majors first: one need, the first that
+  // resolves satisfies it.
+  std::vector<std::string> alternatives;
+  for (const DllName& dll : lazy.dlls) {
+    if (std::find(named.begin(), named.end(), dll) != named.end() && of_process_major(dll, generations))
+      alternatives.push_back(dll.key());
+  }
+  if (alternatives.empty()) {
+    for (const DllName& dll : lazy.dlls) {
+      if (std::find(named.begin(), named.end(), dll) != named.end()) alternatives.push_back(dll.key());
+    }
+  }
+  SearchContext context;
+  context.flags = lazy.flags;
+  for (const std::string& dll : alternatives) {
+    if (resolver_.resolve(dll, closure_.process, context, loader).failure == Failure::None) {
+      request(dll, LoadKind::NamedInData, context, loader, depth + 1, index);
+      return;
+    }
+  }
+  // The loader's own walk: the first PATH entry that holds the file, loaded by full path.
+  for (const std::string& dll : lazy.then_path ? alternatives : std::vector<std::string>{}) {
+    const auto file = first_on_path(dll);
     if (!file) continue;
-    closure_.notes.push_back(
-        fmt::format("{} did not find {} in its first search, so it walks PATH itself and "
-                    "loads {} by full path ({})",
-                    needed_by, name, entry.folder.windows.value_or(entry.folder.host), lazy.why));
-    request(*file, LoadKind::NamedInData, context, needed_by, depth, parent);
+    closure_.notes.push_back(fmt::format(
+        "{} did not find {} in its first search, so it walks PATH itself and loads {} by full path ({})", loader, dll,
+        env::windows_path_of(environment_, folder_of(*file)).value_or(folder_of(*file)), lazy.why));
+    request(*file, LoadKind::NamedInData, context, loader, depth + 1, index);
     return;
   }
+  request(alternatives.front(), LoadKind::NamedInData, context, loader, depth + 1, index);
+}
+
+void Builder::expand_names_in_data(std::size_t index) {
+  const std::optional<std::string> path = closure_.modules[index].resolution.path;
+  if (!path || closure_.modules[index].resolution.assumed) return;
+  const std::string name = closure_.modules[index].name;
+  const DllName self = closure_.modules[index].key;
+  const auto generations = process_generations();
+  std::vector<DllName> named;
+  for (const std::string& text : resolver_.names_in_data(*path)) {
+    const DllName key(text);
+    // Unknown names (atl100.dll in 175 Wine DLLs) are never followed: they would be guesses.
+    if (key != self && knowledge_.family_of.count(key)) named.push_back(key);
+  }
+  std::vector<const LazyLoad*> needs;
+  std::vector<MayLoad> may_load;
+  std::vector<std::string> other_major;
+  // What a family's own DLL loads at run time is its family's runtime_loads; other names in its data (the
+  // MSVC runtime naming concrt140.dll) say nothing about this process.
+  const bool of_family = closure_.modules[index].family.has_value();
+  for (const DllName& key : named) {
+    if (const LazyLoad* lazy = lazy_load(name, key)) {
+      if (std::find(needs.begin(), needs.end(), lazy) == needs.end()) needs.push_back(lazy);
+    } else if (of_family) {
+      continue;
+    } else if (!of_process_major(key, generations)) {
+      other_major.push_back(key.key());
+    } else {
+      // Where a plain LoadLibrary from its code would find it: a hint, not a load.
+      may_load.push_back({key.key(), resolver_.resolve(key.key(), closure_.process, {}, name)});
+    }
+  }
+  for (const LazyLoad* lazy : needs) load_lazily(index, *lazy, named, generations);
+  closure_.modules[index].may_load = std::move(may_load);
+  closure_.modules[index].other_major = std::move(other_major);
 }
 
 const DelayLoadHook* Builder::delay_load_hook(const std::string& importer, const DllName& dll) const {
@@ -185,6 +279,7 @@ std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchC
     if (again.failure != Failure::None) return index;
     module.resolution = std::move(again);
     module.load = kind;
+    module.load_call = current_call_;
   } else {
     index = add_module(name, key, kind, depth, needed_by, parent,
                        resolver_.resolve(name, closure_.process, context, needed_by));
@@ -222,6 +317,7 @@ std::size_t Builder::add_module(std::string_view name, const DllName& key, LoadK
   module.load = kind;
   module.depth = depth;
   module.needed_by.push_back(needed_by);
+  module.load_call = current_call_;
   if (auto family = knowledge_.family_of.find(key); family != knowledge_.family_of.end())
     module.family = family->second;
   module.resolution = std::move(resolution);
@@ -387,6 +483,7 @@ void Builder::add_dll_directories(const std::vector<env::FolderRef>& folders) {
 }
 
 void Builder::add_load(const LoadCall& call) {
+  current_call_ = closure_.loads.size();
   add_dll_directories(call.add_dll_directories);
   SearchContext context;
   context.flags = call.flags;
@@ -417,6 +514,7 @@ void Builder::add_load(const LoadCall& call) {
   const bool retry = !outcome.ok && outcome.error == 126 && !call.retry_with_path.empty();
   closure_.loads.push_back(std::move(outcome));
   if (retry) retry_load(call, root, label);
+  current_call_ = std::nullopt;
 }
 
 void Builder::retry_load(const LoadCall& call, std::size_t root, const std::string& label) {
@@ -462,6 +560,7 @@ void Builder::expand_late_loads() {
   for (; late_cursor_ < closure_.modules.size(); ++late_cursor_) {
     const std::size_t index = late_cursor_;
     if (closure_.modules[index].resolution.failure != Failure::None) continue;
+    current_call_ = closure_.modules[index].load_call;
     const std::shared_ptr<const pe::Image> image = closure_.modules[index].resolution.image;
     const std::string name = closure_.modules[index].name;
     const int depth = closure_.modules[index].depth;
@@ -500,21 +599,11 @@ void Builder::expand_late_loads() {
         request(sibling.dll.key(), LoadKind::Runtime, {}, name, depth + 1, index);
       }
     }
-    // Names in the module's data that a family knows: its code loads them by bare name when it needs them.
-    const std::optional<std::string> path = closure_.modules[index].resolution.path;
-    if (!path || closure_.modules[index].resolution.assumed) continue;
-    const DllName self = closure_.modules[index].key;
-    for (const std::string& named : resolver_.names_in_data(*path)) {
-      const DllName key(named);
-      if (key == self || !knowledge_.family_of.count(key)) continue;
-      const LazyLoad* lazy = lazy_load(name, key);
-      SearchContext context;
-      if (lazy) context.flags = lazy->flags;
-      const std::size_t child = request(named, LoadKind::NamedInData, context, name, depth + 1, index);
-      if (lazy && lazy->then_path && closure_.modules[child].resolution.failure == Failure::NotFound)
-        walk_path(named, *lazy, context, name, depth + 1, index);
-    }
+    // Names in the module's data that a family knows: needs where a rule says its code loads them, else
+    // hints of where they would come from.
+    expand_names_in_data(index);
   }
+  current_call_ = std::nullopt;
 }
 
 Outcome Builder::outcome_from(std::size_t root, std::string label) const {
@@ -568,6 +657,7 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
     const Failed& cause = failed.front();
     const Module& module = closure_.modules[cause.module];
     outcome.ok = false;
+    outcome.cause = cause.module;
     if (module.resolution.failure == Failure::NotFound) {
       outcome.error = 126;
       outcome.reason = fmt::format("{} was not found (needed by {})", module.name, cause.needed_by);
@@ -586,6 +676,7 @@ Outcome Builder::outcome_from(std::size_t root, std::string label) const {
     const Module& module = closure_.modules[missing_exports.front().first];
     outcome.ok = false;
     outcome.error = 127;
+    outcome.cause = missing_exports.front().first;
     outcome.reason = fmt::format("{} does not export {}", module.name, missing_exports.front().second);
   }
   return outcome;

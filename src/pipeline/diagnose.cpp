@@ -10,6 +10,7 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
                            const rules::RuleData& rules, const DiagnoseOptions& options, env::FileSystem& files,
                            pe::ImageCache& images) {
   resolve::Resolver resolver(environment, files, images, options.policy);
+  resolver.assume_also(rules::driver_dlls(rules));
   graph::ClosureRequest known = request;
   known.knowledge = rules::load_knowledge(rules);
   auto closure = graph::build_closure(known, resolver, files, environment);

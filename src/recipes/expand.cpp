@@ -300,6 +300,7 @@ class Expander {
       pending_.clear();
       if (step.retry_with_path) call.retry_with_path = added_;
       call.failure_caught = step.failure_caught;
+      call.says = step.says;
       call.origin = origin_;
       request_.loads.push_back(std::move(call));
     }

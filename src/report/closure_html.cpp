@@ -74,6 +74,17 @@ class HtmlTree {
   const Picture& picture_;
 };
 
+// What the user sees, each line as it appears (pre: never reflowed, so a search for the pasted text finds it).
+void append_error(std::string& out, const std::optional<rules::LoaderErrorText>& error,
+                  const std::vector<std::string>& says) {
+  if (!error && says.empty()) return;
+  out += "<p class=\"seen\">" + html_text(error_heading(error, !says.empty())) + "</p>\n";
+  if (says.empty()) return;
+  out += "<pre class=\"says\">";
+  for (const std::string& line : says) out += html_text(line) + "\n";
+  out += "</pre>\n";
+}
+
 void append_findings(std::string& out, const ClosureView& view) {
   const ReportInput& input = view.shown();
   if (input.findings->empty()) return;
@@ -87,6 +98,7 @@ void append_findings(std::string& out, const ClosureView& view) {
         "{}{}</p>\n<p>{}</p>\n",
         i, severity, severity, html_text(finding.id), html_text(mode ? mode->id + ": " : std::string()),
         html_text(finding.title), html_text(finding.message));
+    append_error(out, finding.error, finding.says);
     if (mode && !mode->explanation.empty()) out += "<p class=\"why\">Why: " + html_text(mode->explanation) + "</p>\n";
     if (const auto same = view.same_fix()[i]) {
       const rules::Finding& earlier = (*input.findings)[*same];
@@ -147,6 +159,7 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle&) 
   std::string out = html_page_start("dlldoctor: " + input.closure->outcome.request);
   out += fmt::format("<h1>dlldoctor report</h1>\n<p class=\"verdict tone-{}\" id=\"verdict\">{}</p>\n",
                      tone_name(view.tone()), html_text(view.verdict()));
+  append_error(out, input.outcome_error, input.outcome_says);
   append_stack(out, view.stack());
   append_findings(out, view);
   out += "<h2>Dependency tree</h2>\n<div class=\"tree\" id=\"tree\">\n";

@@ -52,6 +52,11 @@ const char* status_name(Failure failure) {
   return "?";
 }
 
+Json error_json(const std::optional<rules::LoaderErrorText>& error) {
+  if (!error) return nullptr;
+  return Json{{"code", error->code}, {"name", error->name}, {"text", error->text}};
+}
+
 void put_outcome(JsonStream& out, std::string_view key, const graph::Outcome& outcome) {
   out.open_object(key);
   out.put_text("request", outcome.request);
@@ -154,6 +159,27 @@ void put_module(JsonStream& out, const Module& module) {
   out.open_array("searched");
   for (const auto& searched : r.searched) put_searched_folder(out, searched);
   out.close();
+  out.open_array("may_load");
+  for (const graph::MayLoad& hint : module.may_load) {
+    const auto& h = hint.resolution;
+    out.open_object();
+    out.put_text("dll", hint.dll);
+    out.put_text("status", status_name(h.failure));
+    out.put_text_or_null("path", h.path);
+    out.put_text_or_null("windows_path", h.windows_path);
+    if (h.failure == Failure::NotFound) {
+      out.put_null("found_by");
+    } else {
+      out.put_text("found_by", resolve::step_name(h.found_by));
+    }
+    put_version(out, "file_version", h.image ? h.image->file_version : std::nullopt);
+    out.open_array("searched");
+    for (const auto& searched : h.searched) put_searched_folder(out, searched);
+    out.close();
+    out.close();
+  }
+  out.close();
+  out.put_texts("other_major", module.other_major);
   out.close();
 }
 
@@ -343,6 +369,10 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   for (const Module& module : closure.modules) put_module(out, module);
   out.close();
   put_outcome(out, "outcome", closure.outcome);
+  out.put("verdict", Json{{"tone", std::string(tone_name(view.tone()))},
+                          {"text", view.raw_verdict()},
+                          {"error", error_json(input.outcome_error)},
+                          {"says", input.outcome_says}});
   put_stack(out, "stack", view.raw_stack());
   out.open_array("findings");
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
@@ -398,6 +428,25 @@ class TreeWriter {
     if (missing.size() > kMissingExportsShown) {
       out_ += fmt::format("{}  {} and {} more missing exports, {} in all (--format json lists every one)\n",
                           detail_prefix, paint("✗", true), missing.size() - kMissingExportsShown, missing.size());
+    }
+    // What its code may load by a name in its data (no rule says it does): where it would come from.
+    for (const graph::MayLoad& hint : module.may_load) {
+      const auto& h = hint.resolution;
+      if (h.failure == Failure::NotFound) {
+        out_ += fmt::format("{}  may load {}: not found\n", detail_prefix, hint.dll);
+        continue;
+      }
+      const std::string tail = fmt::format(
+          "{} [{}]{}", h.image && h.image->file_version ? " " + h.image->file_version->to_string() : std::string(),
+          resolve::step_name(h.found_by), h.failure == Failure::BadImage ? " (cannot be loaded)" : "");
+      put(detail_prefix + "  ", "may load " + hint.dll, h.windows_path ? *h.windows_path : h.path.value_or(""), tail,
+          detail_prefix + "    ");
+    }
+    if (!module.other_major.empty()) {
+      out_ += wrap(fmt::format("{}  names for another major, not loaded here: {}", detail_prefix,
+                               fmt::join(module.other_major, ", ")),
+                   kTextWidth, detail_prefix + "    ") +
+              "\n";
     }
     for (std::size_t i = 0; i < node.children.size(); ++i) {
       draw(node.children[i], child_prefix, i + 1 == node.children.size(), false);
@@ -514,6 +563,14 @@ std::string finding_label(const rules::Finding& finding) {
   return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
 }
 
+// What the user sees, as they see it: each line whole (a user searches the report for the line they pasted).
+void append_error_text(std::string& out, const std::optional<rules::LoaderErrorText>& error,
+                       const std::vector<std::string>& says) {
+  if (!error && says.empty()) return;
+  out += "  " + wrap(error_heading(error, !says.empty()), kTextWidth - 2, "    ") + "\n";
+  for (const std::string& line : says) out += "    " + line + "\n";
+}
+
 void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
   const ReportInput& input = view.shown();
   const graph::Closure& closure = *input.closure;
@@ -522,7 +579,9 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
   // A verdict names files ("C:\\Program Files\\...\\x.dll is ..."): a path is never broken across lines.
   const std::string wrapped = wrap(view.verdict(), kTextWidth, "  ", view.unbreakable());
   out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
-  out += "\n\n";
+  out += "\n";
+  append_error_text(out, input.outcome_error, input.outcome_says);
+  out += "\n";
   append_stack_text(out, view.stack());
   if (input.plan) append_plan_text(out, *input.plan);
   const auto& same_fix = view.same_fix();
@@ -538,6 +597,7 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
                 kTextWidth, "  ") +
            "\n";
     out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
+    append_error_text(out, finding.error, finding.says);
     if (same_fix[i]) {
       out += fmt::format("  fix: as for {} above\n\n", finding_label((*input.findings)[*same_fix[i]]));
       continue;
@@ -562,6 +622,17 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
   sink.put(out);
 }
 
+// What the user sees, in a code block: the text as it appears, searchable and never reflowed.
+void append_error_markdown(std::string& out, const std::optional<rules::LoaderErrorText>& error,
+                           const std::vector<std::string>& says, const std::string& indent) {
+  if (!error && says.empty()) return;
+  out += "\n" + indent + "*" + markdown_cell(error_heading(error, !says.empty())) + "*\n";
+  if (says.empty()) return void(out += "\n");
+  out += "\n" + indent + "```text\n";
+  for (const std::string& line : says) out += indent + line + "\n";
+  out += indent + "```\n\n";
+}
+
 void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
   const ReportInput& input = view.shown();
   const graph::Closure& closure = *input.closure;
@@ -569,6 +640,7 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", view.verdict());
+  append_error_markdown(out, input.outcome_error, input.outcome_says, "");
   append_stack_markdown(out, view.stack());
   if (input.plan) append_plan_markdown(out, *input.plan);
   if (!input.findings->empty()) out += "### Findings\n\n";
@@ -578,6 +650,7 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     fmt::format_to(it, "- **{}** `{}`{}: {}\n", rules::severity_name(finding.severity), finding.id,
                    " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message);
+    append_error_markdown(out, finding.error, finding.says, "  ");
     // Whoever reads the ticket gets the failure mode's explanation, not only its name.
     if (mode && !mode->explanation.empty()) fmt::format_to(it, "\n  *Why:* {}\n", mode->explanation);
     if (same_fix[i]) {
@@ -637,7 +710,9 @@ Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules
               {"module", finding.module.empty() ? Json(nullptr) : Json(finding.module)},
               {"message", finding.message},
               {"evidence", finding.evidence},
-              {"fix", finding.fix}};
+              {"fix", finding.fix},
+              {"error", error_json(finding.error)},
+              {"says", finding.says}};
 }
 
 int exit_status(const ReportInput& input) {

@@ -111,6 +111,12 @@ Verdict verdict_of(const ReportInput& input) {
 
 }  // namespace
 
+std::string error_heading(const std::optional<rules::LoaderErrorText>& error, bool says) {
+  if (!error) return "what you see:";
+  if (!says) return fmt::format("error {}, {}: {}", error->code, error->name, error->text);
+  return fmt::format("what you see (error {}, {}: {}):", error->code, error->name, error->text);
+}
+
 std::string_view tone_name(Tone tone) {
   switch (tone) {
     case Tone::Healthy: return "healthy";
@@ -127,6 +133,7 @@ ClosureView::ClosureView(const ReportInput& input)
   Verdict verdict = verdict_of(shown_input);
   verdict_ = std::move(verdict.text);
   tone_ = verdict.tone;
+  raw_verdict_ = verdict_of(raw_).text;
   same_fix_ = same_fix_as(*shown_input.findings);
   const graph::Closure& closure = *shown_input.closure;
   unbreakable_.push_back(closure.outcome.request);

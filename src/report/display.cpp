@@ -30,10 +30,7 @@ void shown(graph::Outcome& outcome) {
   }
 }
 
-void shown(graph::Module& module) {
-  shown(module.name);
-  shown(module.needed_by);
-  resolve::Resolution& r = module.resolution;
+void shown(resolve::Resolution& r) {
   shown(r.requested);
   shown(r.path);
   shown(r.windows_path);
@@ -44,6 +41,17 @@ void shown(graph::Module& module) {
     shown(c.problem);
   }
   for (resolve::SearchFolder& folder : r.searched) shown(folder.folder);
+}
+
+void shown(graph::Module& module) {
+  shown(module.name);
+  shown(module.needed_by);
+  shown(module.resolution);
+  for (graph::MayLoad& hint : module.may_load) {
+    shown(hint.dll);
+    shown(hint.resolution);
+  }
+  shown(module.other_major);
   for (graph::MissingExport& missing : module.missing_exports) {
     shown(missing.function);
     shown(missing.needed_by);
@@ -98,7 +106,9 @@ DisplayCopy::DisplayCopy(const ReportInput& input)
   for (rules::Finding& finding : findings_) {
     shown(finding.module);
     shown(finding.message);
+    shown(finding.says);
   }
+  shown(input_.outcome_says);
   for (resolve::SearchFolder& folder : input_.search_order) shown(folder.folder);
   if (input.expansion) {
     expansion_ = *input.expansion;

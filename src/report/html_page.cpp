@@ -52,6 +52,8 @@ code, pre, .path { font-family: ui-monospace, "Cascadia Mono", Consolas, monospa
 .severity { font-weight: 600; text-transform: uppercase; font-size: 12px; padding: 1px 6px; border-radius: 4px; color: #fff; }
 .severity-error { background: #c62828; } .severity-warning { background: #ef6c00; } .severity-info { background: #1565c0; }
 .why { color: #555; }
+.says { white-space: pre-wrap; word-break: break-all; background: #fff3f3; padding: 4px 6px; border-radius: 4px; margin: .2em 0; }
+.seen { margin: .4em 0 0; color: #616161; }
 .fix { margin: .4em 0 0; padding: 0; list-style: none; }
 .fix li { display: flex; gap: .5em; align-items: flex-start; margin: 2px 0; }
 .fix code { flex: 1; white-space: pre-wrap; word-break: break-all; background: #f5f5f5; padding: 3px 6px; border-radius: 4px; }

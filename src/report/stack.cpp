@@ -91,7 +91,7 @@ std::string release_of(const Family& family, const std::vector<const Module*>& m
   for (const Module* module : modules) {
     const auto version = file_version(*module);
     if (!version) continue;
-    if (family.kind == "driver") return rules::driver_version(*version);
+    if (family.version_format == "nvidia_driver") return rules::driver_version(*version);
     if (family.kind != "cuda") return version->to_string();
     if (const auto release = rules::cuda_release(family, *version)) return release->text();
   }
@@ -122,6 +122,8 @@ StackEntry entry_of(Group group, const std::vector<std::set<std::string>>& named
 }
 
 void add_entry(Stack& stack, const Family& family, StackEntry entry, const rules::RuleData& rules) {
+  // The stack's driver is the one CUDA runs on; other GPU drivers' DLLs (the Vulkan loader) are no part of it.
+  if (family.kind == "driver" && family.version_format != "nvidia_driver") return;
   if (family.kind == "driver") {
     const rules::DriverMinimum* newest =
         entry.version.empty() ? nullptr : rules::newest_cuda_supported(rules, entry.version);

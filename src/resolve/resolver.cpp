@@ -93,6 +93,12 @@ std::vector<std::string> Resolver::names_in_data(const std::string& path) const 
   return image->ok() ? image->value().named_in_data : std::vector<std::string>{};
 }
 
+bool Resolver::assumes(const DllName& name, bool wow64, std::optional<pe::Version>* version) const {
+  if (env::assumes_system_dll(environment_, name, wow64, version)) return true;
+  const bool listed = wow64 ? environment_.syswow64_dlls.has_value() : environment_.system32_dlls.has_value();
+  return !listed && assumed_too_.count(name) > 0;
+}
+
 const env::FolderRef& Resolver::system_folder(std::uint16_t process_machine) const {
   // A 32-bit process on 64-bit Windows sees SysWOW64 as System32 (WOW64 file system redirection).
   return process_machine == pe::machine::kI386 ? environment_.syswow64 : environment_.system32;
@@ -280,7 +286,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     candidate.assumed = true;
     candidate.windows_path = *system_folder(process.machine).windows + "\\" + key;
     candidate.machine = process.machine;
-    env::assumes_system_dll(environment_, name_key, process.machine == pe::machine::kI386, &candidate.file_version);
+    assumes(name_key, process.machine == pe::machine::kI386, &candidate.file_version);
     resolution.candidates.push_back(std::move(candidate));
     images.emplace_back();
   };
@@ -319,7 +325,7 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     if (auto found = system_copy()) {
       add(SearchStep::KnownDll, *found);
       decided = resolution.candidates.size() - 1;
-    } else if (environment_.assume_system_dlls && env::assumes_system_dll(environment_, name_key, wow64)) {
+    } else if (environment_.assume_system_dlls && assumes(name_key, wow64)) {
       // A KnownDLLs name that is no stock Windows DLL (--known-dlls msvcp140) is not taken on trust: as a
       // KnownDLLs entry with no file in System32, the loader goes on with the search.
       add_assumed(SearchStep::KnownDll);
@@ -329,8 +335,8 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
 
   for (const SearchFolder& folder : search_order(process, context)) {
     resolution.searched.push_back(folder);
-    if (folder.step == SearchStep::System32 && environment_.assume_system_dlls &&
-        env::assumes_system_dll(environment_, name_key, wow64) && !decided && !system_copy()) {
+    if (folder.step == SearchStep::System32 && environment_.assume_system_dlls && assumes(name_key, wow64) &&
+        !decided && !system_copy()) {
       add_assumed(SearchStep::System32);
       continue;
     }

@@ -64,7 +64,7 @@ template <typename A>
 void fields(A& a, Family& f) {
   members<Family>(a, f.id, f.name, f.kind, f.generation, f.main, f.members, f.runtime_loads, f.versioned_loads,
                   f.install_places, f.wheel_places, f.install, f.redist_folder, f.same_version, f.version_format,
-                  Source{f.source});
+                  f.runtime_says, Source{f.source});
 }
 template <typename A>
 void fields(A& a, FailureMode& m) {
@@ -76,7 +76,8 @@ void fields(A& a, FindingRule::StepTemplate& s) {
 }
 template <typename A>
 void fields(A& a, FindingRule& r) {
-  members<FindingRule>(a, r.id, r.title, r.failure_mode, r.severity, r.messages, r.fixes, r.steps, Source{r.source});
+  members<FindingRule>(a, r.id, r.title, r.failure_mode, r.severity, r.messages, r.fixes, r.steps, r.errors, r.says,
+                       Source{r.source});
 }
 template <typename A>
 void fields(A& a, DriverMinimum& d) {
@@ -93,7 +94,7 @@ void fields(A& a, RecipeDerived& r) {
 template <typename A>
 void fields(A& a, RecipeStep& s) {
   members<RecipeStep>(a, s.kind, s.target, s.flags, s.if_exists, s.unless_found, s.retry_with_path, s.failure_caught,
-                      s.each, s.when, s.why, Source{s.source});
+                      s.each, s.when, s.says, s.why, Source{s.source});
 }
 template <typename A>
 void fields(A& a, RecipeRequirement& r) {
@@ -110,7 +111,7 @@ void fields(A& a, Recipe& r) {
 }
 template <typename A>
 void fields(A& a, LoadProfile& p) {
-  members<LoadProfile>(a, p.id, p.flags, p.flags_with_path, p.why, Source{p.source});
+  members<LoadProfile>(a, p.id, p.flags, p.flags_with_path, p.says, p.why, Source{p.source});
 }
 template <typename A>
 void fields(A& a, graph::DelayLoadHook& h) {
@@ -118,12 +119,21 @@ void fields(A& a, graph::DelayLoadHook& h) {
 }
 template <typename A>
 void fields(A& a, graph::LazyLoad& l) {
-  members<graph::LazyLoad>(a, l.loader, l.dll, l.flags, l.then_path, l.why, Source{l.source});
+  members<graph::LazyLoad>(a, l.loader, l.dlls, l.flags, l.then_path, l.optional, l.when, l.says, l.why,
+                           Source{l.source});
+}
+template <typename A>
+void fields(A& a, LoaderError& e) {
+  members<LoaderError>(a, e.code, e.name, e.text, e.startup_status, e.startup, e.delay, Source{e.source});
+}
+template <typename A>
+void fields(A& a, LibraryNote& l) {
+  members<LibraryNote>(a, l.dll, l.windows_component, l.older, Source{l.source});
 }
 template <typename A>
 void fields(A& a, RuleData& d) {
   members<RuleData>(a, d.families, d.failure_modes, d.findings, d.driver_minimums, d.recipes, d.profiles,
-                    d.delay_load_hooks, d.lazy_loads, NotKept{});
+                    d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, NotKept{});
 }
 
 template <typename T>

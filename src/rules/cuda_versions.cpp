@@ -58,7 +58,7 @@ bool driver_older(const std::string& driver, const std::string& minimum) {
 const graph::Module* driver_module(const graph::Closure& closure, const RuleData& rules) {
   for (const graph::Module& module : closure.modules) {
     const Family* family = rules.family_of(module.key);
-    if (family && family->kind == "driver") return &module;
+    if (family && family->version_format == "nvidia_driver") return &module;
   }
   return nullptr;
 }

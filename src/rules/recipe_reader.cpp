@@ -40,7 +40,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   RecipeStep step;
   step.source = in.at();
   auto keys = in.only_keys({"add_dll_directory", "load", "no_inherited_path", "flags", "if_exists", "unless_found",
-                            "retry_with_path", "failure_caught", "each", "when", "why"});
+                            "retry_with_path", "failure_caught", "each", "when", "says", "why"});
   if (!keys) return keys.error();
   // One kind of call per step.
   const toml::table& table = in.table();
@@ -70,6 +70,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   assign(in.text("why", std::string()), step.why, error);
   assign(in.texts("each", false), step.each, error);
   assign(in.text("when", std::string()), step.when, error);
+  assign(in.says("says"), step.says, error);
   if (error) return *error;
   if (!step.when.empty()) {
     auto condition = parse_condition(step.when);
@@ -83,8 +84,8 @@ Result<RecipeStep> read_step(const TableReader& in) {
     if (!parsed) return parsed.error();
     step.flags = *parsed;
   }
-  if ((step.retry_with_path || step.failure_caught) && step.kind != RecipeStep::Kind::Load)
-    return Error{fmt::format("{}: retry_with_path and failure_caught belong to a load", step.source)};
+  if ((step.retry_with_path || step.failure_caught || !step.says.empty()) && step.kind != RecipeStep::Kind::Load)
+    return Error{fmt::format("{}: retry_with_path, failure_caught and says belong to a load", step.source)};
   if ((step.if_exists || !step.unless_found.empty()) && step.kind != RecipeStep::Kind::AddDllDirectory)
     return Error{fmt::format("{}: if_exists and unless_found belong to an add_dll_directory", step.source)};
   return step;
@@ -200,7 +201,7 @@ Result<Recipe> read_recipe(const TableReader& in) {
 Result<LoadProfile> read_profile(const TableReader& in) {
   LoadProfile profile;
   profile.source = in.at();
-  auto keys = in.only_keys({"id", "flags", "flags_with_path", "why"});
+  auto keys = in.only_keys({"id", "flags", "flags_with_path", "says", "why"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   std::string flags, with_path;
@@ -208,6 +209,7 @@ Result<LoadProfile> read_profile(const TableReader& in) {
   assign(in.text("flags"), flags, error);
   assign(in.text("flags_with_path", std::string()), with_path, error);
   assign(in.text("why", std::string()), profile.why, error);
+  assign(in.says("says"), profile.says, error);
   if (error) return *error;
   auto parsed = flags_at(profile.source, "flags", flags);
   if (!parsed) return parsed.error();
@@ -250,17 +252,25 @@ Result<graph::DelayLoadHook> read_delay_load_hook(const TableReader& in) {
 Result<graph::LazyLoad> read_lazy_load(const TableReader& in) {
   graph::LazyLoad lazy;
   lazy.source = in.at();
-  auto keys = in.only_keys({"loader", "dll", "flags", "then_path", "why"});
+  auto keys = in.only_keys({"loader", "dll", "one_of", "flags", "then_path", "optional", "when", "says", "why"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   std::string dll, flags;
   assign(in.text("loader"), lazy.loader, error);
-  assign(in.text("dll"), dll, error);
+  assign(in.text("dll", std::string()), dll, error);
+  assign(in.texts<DllName>("one_of", false), lazy.dlls, error);
   assign(in.text("flags"), flags, error);
   assign(in.flag("then_path", false), lazy.then_path, error);
+  assign(in.flag("optional", false), lazy.optional, error);
+  assign(in.text("when"), lazy.when, error);
+  assign(in.text("says", std::string()), lazy.says, error);
   assign(in.text("why"), lazy.why, error);
   if (error) return *error;
-  lazy.dll = DllName(dll);
+  // One name, or the names of one library for several majors of its stack: never both, never neither.
+  if (dll.empty() == lazy.dlls.empty())
+    return Error{
+        fmt::format("{}: a lazy_load names its DLL with 'dll' or its alternatives with 'one_of'", lazy.source)};
+  if (!dll.empty()) lazy.dlls.push_back(DllName(dll));
   auto parsed = flags_at(lazy.source, "flags", flags);
   if (!parsed) return parsed.error();
   lazy.flags = *parsed;

@@ -47,9 +47,9 @@ Result<VersionedLoads> read_versioned_loads(const TableReader& in) {
 Result<Family> read_family(const TableReader& in) {
   Family family;
   family.source = in.at();
-  auto keys =
-      in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "versioned_loads",
-                    "install_places", "wheel_places", "install", "redist_folder", "same_version", "version_format"});
+  auto keys = in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "versioned_loads",
+                            "install_places", "wheel_places", "install", "redist_folder", "same_version",
+                            "version_format", "runtime_says"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), family.id, error);
@@ -65,6 +65,7 @@ Result<Family> read_family(const TableReader& in) {
   assign(in.text("redist_folder", std::string()), family.redist_folder, error);
   assign(in.flag("same_version", false), family.same_version, error);
   assign(in.text("version_format", std::string("plain")), family.version_format, error);
+  assign(in.says("runtime_says"), family.runtime_says, error);
   if (error) return *error;
   auto versioned = read_tables(in.table(), "versioned_loads", in.file(), family.versioned_loads, read_versioned_loads);
   if (!versioned) return versioned.error();
@@ -75,8 +76,9 @@ Result<Family> read_family(const TableReader& in) {
     return Error{fmt::format("{}: kind must be cudnn, cuda, msvc, zlib, driver or library, not \"{}\"", family.source,
                              family.kind)};
   }
-  if (family.version_format != "plain" && family.version_format != "cudart") {
-    return Error{fmt::format("{}: version_format must be \"plain\" or \"cudart\"", family.source)};
+  if (family.version_format != "plain" && family.version_format != "cudart" &&
+      family.version_format != "nvidia_driver") {
+    return Error{fmt::format("{}: version_format must be \"plain\", \"cudart\" or \"nvidia_driver\"", family.source)};
   }
   for (const std::string& place : family.wheel_places) {
     // Joined under a site-packages folder: a drive, a root or a ".." would leave it.
@@ -133,7 +135,7 @@ Result<std::vector<FindingRule::StepTemplate>> read_step_templates(const toml::n
 Result<FindingRule> read_finding(const TableReader& in) {
   FindingRule rule;
   rule.source = in.at();
-  auto keys = in.only_keys({"id", "title", "failure_mode", "severity", "message", "fix", "steps"});
+  auto keys = in.only_keys({"id", "title", "failure_mode", "severity", "message", "fix", "steps", "error", "says"});
   if (!keys) return keys.error();
   auto id = in.text("id");
   if (!id) return id.error();
@@ -183,6 +185,20 @@ Result<FindingRule> read_finding(const TableReader& in) {
     if (!steps) return steps.error();
     rule.steps = std::move(steps).value();
   }
+  if (in.table().get("error")) {
+    auto errors = in.variants<int>("error", [&](const toml::node& node, const std::string& key) -> Result<int> {
+      auto value = node.value<std::int64_t>();
+      if (!value || *value <= 0 || *value > 0xFFFF)
+        return Error{fmt::format("{}: '{}' must be a loader error number (126, 127, 193, 1114)",
+                                 where(file, node.source()), key)};
+      return static_cast<int>(*value);
+    });
+    if (!errors) return errors.error();
+    rule.errors = std::move(errors).value();
+  }
+  auto says = in.says("says");
+  if (!says) return says.error();
+  rule.says = std::move(says).value();
   rule.messages = std::move(messages).value();
   rule.fixes = std::move(fixes).value();
   for (const auto& [variant, lines] : rule.fixes) {
@@ -215,6 +231,41 @@ Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
   return minimum;
 }
 
+Result<LoaderError> read_loader_error(const TableReader& in) {
+  LoaderError out;
+  out.source = in.at();
+  auto keys = in.only_keys({"code", "name", "text", "startup_status", "startup", "delay"});
+  if (!keys) return keys.error();
+  const toml::node* code = in.table().get("code");
+  auto number = code ? code->value<std::int64_t>() : std::nullopt;
+  if (!number || *number <= 0 || *number > 0xFFFF)
+    return Error{fmt::format("{}: 'code' must be a loader error number", out.source)};
+  out.code = static_cast<int>(*number);
+  std::optional<Error> error;
+  assign(in.text("name"), out.name, error);
+  assign(in.text("text"), out.text, error);
+  assign(in.text("startup_status", std::string()), out.startup_status, error);
+  assign(in.text("startup", std::string()), out.startup, error);
+  assign(in.text("delay", std::string()), out.delay, error);
+  if (error) return *error;
+  return out;
+}
+
+Result<LibraryNote> read_library(const TableReader& in) {
+  LibraryNote out;
+  out.source = in.at();
+  auto keys = in.only_keys({"dll", "windows_component", "older"});
+  if (!keys) return keys.error();
+  std::optional<Error> error;
+  std::string dll;
+  assign(in.text("dll"), dll, error);
+  assign(in.text("windows_component", std::string()), out.windows_component, error);
+  assign(in.text("older", std::string()), out.older, error);
+  if (error) return *error;
+  out.dll = DllName(dll);
+  return out;
+}
+
 Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   const std::string& file = rule_file.path;
   toml::table root;
@@ -226,7 +277,8 @@ Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
     if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver" && name != "recipe" &&
-        name != "profile" && name != "delay_load_hook" && name != "lazy_load") {
+        name != "profile" && name != "delay_load_hook" && name != "lazy_load" && name != "loader_error" &&
+        name != "library") {
       return Error{fmt::format("{}: unknown section '{}'", where(file, node.source()), name)};
     }
   }
@@ -256,6 +308,10 @@ Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   if (!hooks) return hooks;
   auto lazy = read_tables(root, "lazy_load", file, data.lazy_loads, read_lazy_load);
   if (!lazy) return lazy;
+  auto errors = read_tables(root, "loader_error", file, data.loader_errors, read_loader_error);
+  if (!errors) return errors;
+  auto libraries = read_tables(root, "library", file, data.libraries, read_library);
+  if (!libraries) return libraries;
   if (const toml::table* driver = root["driver"].as_table()) {
     auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
     if (!minimums) return minimums;
@@ -289,10 +345,22 @@ Result<bool> validate(RuleData& data) {
       }
     }
   }
+  // The closure follows only names a family knows: a lazy load of any other name would never be made.
+  for (const graph::LazyLoad& lazy : data.lazy_loads) {
+    for (const DllName& dll : lazy.dlls) {
+      if (!family_of_dll.count(dll))
+        return Error{fmt::format("{}: lazy load {} is not a member of any family", lazy.source, dll.key())};
+    }
+  }
   std::map<std::string, std::string> finding_ids;
   for (const FindingRule& rule : data.findings) {
     if (!finding_ids.emplace(rule.id, rule.source).second) {
       return Error{fmt::format("{}: finding '{}' is defined twice", rule.source, rule.id)};
+    }
+    for (const auto& [variant, code] : rule.errors) {
+      if (!data.loader_error(code))
+        return Error{fmt::format("{}: finding '{}' error.{} = {}: no [[loader_error]] has that code", rule.source,
+                                 rule.id, variant, code)};
     }
     if (!data.failure_mode(rule.failure_mode)) {
       return Error{
@@ -341,6 +409,20 @@ const FailureMode* RuleData::failure_mode(const std::string& id) const {
 const LoadProfile* RuleData::profile(const std::string& id) const {
   for (const LoadProfile& p : profiles) {
     if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+const LoaderError* RuleData::loader_error(int code) const {
+  for (const LoaderError& error : loader_errors) {
+    if (error.code == code) return &error;
+  }
+  return nullptr;
+}
+
+const LibraryNote* RuleData::library(const DllName& dll) const {
+  for (const LibraryNote& note : libraries) {
+    if (note.dll == dll) return &note;
   }
   return nullptr;
 }
@@ -410,6 +492,8 @@ void append(RuleData& to, RuleData& from) {
   append(to.profiles, from.profiles);
   append(to.delay_load_hooks, from.delay_load_hooks);
   append(to.lazy_loads, from.lazy_loads);
+  append(to.loader_errors, from.loader_errors);
+  append(to.libraries, from.libraries);
   append(to.files, from.files);
 }
 

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/rules/fix_template.hpp"
+#include "rules/error_words.hpp"
 
 namespace dlldoctor::rules {
 
@@ -150,6 +152,9 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   if (auto steps = pick(rule->steps); steps != rule->steps.end()) {
     for (const FindingRule::StepTemplate& step : steps->second) finding.steps.push_back(fill_step(step, vars, where));
   }
+  if (auto code = pick(rule->errors); code != rule->errors.end() && wording_) wording_(module, code->second, finding);
+  if (auto says = pick(rule->says); says != rule->says.end())
+    finding.says.push_back(fill(says->second, vars, where, false));
   finding.evidence = std::move(evidence);
   output_.findings.push_back(std::move(finding));
 }
@@ -160,10 +165,19 @@ RuleOutput FindingSink::take() {
   return std::move(output_);
 }
 
+std::set<DllName> driver_dlls(const RuleData& rules) {
+  std::set<DllName> names;
+  for (const Family& family : rules.families) {
+    if (family.kind == "driver") names.insert(family.members.begin(), family.members.end());
+  }
+  return names;
+}
+
 graph::LoadKnowledge load_knowledge(const RuleData& rules) {
   graph::LoadKnowledge knowledge;
   for (const Family& family : rules.families) {
     for (const DllName& member : family.members) knowledge.family_of.emplace(member, family.id);
+    knowledge.families.emplace(family.id, graph::FamilyTraits{family.kind, family.generation});
     std::vector<graph::RuntimeLoad> loads;
     for (const DllName& dll : family.runtime_loads) loads.push_back({dll, std::nullopt});
     for (const VersionedLoads& versioned : family.versioned_loads) {
@@ -175,6 +189,33 @@ graph::LoadKnowledge load_knowledge(const RuleData& rules) {
   knowledge.delay_load_hooks = rules.delay_load_hooks;
   knowledge.lazy_loads = rules.lazy_loads;
   return knowledge;
+}
+
+bool imports(const graph::Module& importer, const DllName& dll) {
+  if (!importer.resolution.image) return false;
+  for (const auto* table : {&importer.resolution.image->imports, &importer.resolution.image->delay_imports}) {
+    for (const pe::ImportedDll& imported : *table) {
+      if (DllName(imported.dll) == dll) return true;
+    }
+  }
+  return false;
+}
+
+bool bundled_copy_candidate(const graph::Module& module, const RuleData& rules) {
+  const auto& r = module.resolution;
+  if (module.is_root || r.failure != resolve::Failure::None || !r.path || r.assumed || !r.image) return false;
+  // Imports only (of the start-up, of a LoadLibrary call, or delay-loaded): a family's run-time loads and
+  // names in data are no importer's to ship.
+  if (module.load == graph::LoadKind::Runtime || module.load == graph::LoadKind::NamedInData) return false;
+  // The system copy is meant to win; a path given to LoadLibrary names its file.
+  if (r.found_by == resolve::SearchStep::KnownDll || r.found_by == resolve::SearchStep::ApiSet ||
+      r.found_by == resolve::SearchStep::Explicit)
+    return false;
+  // An app-local MSVC runtime losing to System32's newer one is how the redistributable works
+  // (msvc-runtime-too-old checks the other way round); a family whose DLLs must share one release has
+  // mixed-family-versions.
+  const Family* family = rules.family_of(module.key);
+  return !family || (family->kind != "msvc" && !family->same_version);
 }
 
 env::InventoryRequest inventory_request(const graph::Closure& closure, const env::Environment& environment,
@@ -196,7 +237,11 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
     // way round: look for the main DLLs of every family of the same kind.
     if (const Family* family = rules.family_of(module.key)) {
       for (const Family& other : rules.families) {
-        if (other.kind == family->kind) request.wanted.insert(other.main.begin(), other.main.end());
+        if (other.kind != family->kind) continue;
+        request.wanted.insert(other.main.begin(), other.main.end());
+        // Where the other majors install (CUDA 13's bin\x64): "another major is installed" needs to see them.
+        request.install_places.insert(request.install_places.end(), other.install_places.begin(),
+                                      other.install_places.end());
       }
       request.install_places.insert(request.install_places.end(), family->install_places.begin(),
                                     family->install_places.end());
@@ -237,10 +282,42 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
     if (module.resolution.path && module.resolution.failure == resolve::Failure::None)
       request.named_folders.emplace_back(folder_of(*module.resolution.path), kNextToLoaded + module.name);
   }
+  // A DLL that loads from elsewhere than the folder its importer (or the program) shipped a copy in: that
+  // copy is the one its importer was built with (Windows ML's System32 onnxruntime.dll beside a plugin's).
+  for (const graph::Module& module : closure.modules) {
+    const auto& r = module.resolution;
+    if (!bundled_copy_candidate(module, rules)) continue;
+    const std::string folder = folder_of(*r.path);
+    std::set<std::string> asked;
+    for (const std::string& importer : module.needed_by) {
+      for (const graph::Module& by : closure.modules) {
+        if (by.name != importer || !by.resolution.path || by.resolution.failure != resolve::Failure::None ||
+            !imports(by, module.key))
+          continue;
+        const std::string beside = folder_of(*by.resolution.path);
+        if (beside != folder && asked.insert(beside).second)
+          request.files.push_back({beside, module.name, kBesideImporter + by.name});
+      }
+    }
+    const env::FolderRef& app = closure.process.app_dir;
+    if (app.exists && app.host != folder && asked.insert(app.host).second)
+      request.files.push_back({app.host, module.name, kBesideProgram});
+  }
   std::sort(request.install_places.begin(), request.install_places.end());
   request.install_places.erase(std::unique(request.install_places.begin(), request.install_places.end()),
                                request.install_places.end());
   return request;
+}
+
+const graph::LazyLoad* lazy_rule(const RuleInput& input, const graph::Module& module) {
+  if (module.load != graph::LoadKind::NamedInData) return nullptr;
+  for (const graph::LazyLoad& lazy : input.rules.lazy_loads) {
+    if (std::find(lazy.dlls.begin(), lazy.dlls.end(), module.key) == lazy.dlls.end()) continue;
+    for (const std::string& loader : module.needed_by) {
+      if (env::wildcard_match(lazy.loader, loader)) return &lazy;
+    }
+  }
+  return nullptr;
 }
 
 const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Module& module) {
@@ -256,13 +333,33 @@ const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Mod
 
 RuleOutput run_rules(const RuleInput& input) {
   FindingSink sink(input.rules, CommandPaths::of(input.environment, input.closure, input.inventory));
+  sink.set_error_wording([&input](const std::string& name, int code, Finding& finding) {
+    // The failing module of that name (a name may also be a module that loaded fine elsewhere).
+    const graph::Module* module = nullptr;
+    for (const graph::Module& m : input.closure.modules) {
+      if (m.name != name) continue;
+      if (!module || m.resolution.failure != resolve::Failure::None || !m.missing_exports.empty()) module = &m;
+      if (m.resolution.failure != resolve::Failure::None) break;
+    }
+    if (!module) return;
+    if (auto words = error_words(input, *module, code)) {
+      finding.error = words->error;
+      finding.says = std::move(words->says);
+    }
+  });
   detect_missing_dlls(input, sink);
   detect_unloadable(input, sink);
   detect_missing_exports(input, sink);
   detect_shadowing(input, sink);
   detect_versions(input, sink);
   detect_path_defects(input, sink);
-  return sink.take();
+  detect_names_in_data(input, sink);
+  RuleOutput output = sink.take();
+  if (auto words = outcome_words(input)) {
+    output.outcome_error = words->error;
+    output.outcome_says = std::move(words->says);
+  }
+  return output;
 }
 
 }  // namespace dlldoctor::rules

@@ -85,6 +85,17 @@ class TableReader {
     return out;
   }
 
+  // What a program prints when a call fails (`says`): one text, or texts by loader error (says.126 = ...,
+  // says.default = ...). Absent: none.
+  Result<std::map<std::string, std::string>> says(std::string_view key) const {
+    if (!table_.get(key)) return std::map<std::string, std::string>{};
+    return variants<std::string>(key, [&](const toml::node& node, const std::string& name) -> Result<std::string> {
+      auto value = node.value<std::string>();
+      if (!value) return Error{fmt::format("{}: '{}' must be a string", where(file_, node.source()), name)};
+      return *value;
+    });
+  }
+
   // A misspelt key would silently leave its field at the default: every key must be one the table knows.
   Result<bool> only_keys(std::initializer_list<std::string_view> known) const {
     for (const auto& [key, value] : table_) {

@@ -50,6 +50,7 @@ modules = {}
 for m in report["modules"]:
     modules.setdefault(m["name"].lower(), m)
 findings = [f["id"] for f in report["findings"]]
+loud = [(f["id"], f["module"]) for f in report["findings"] if f["severity"] in ("error", "warning")]
 PY
 )
 check() {  # NAME EXPECTED_EXIT JSON_FILE PYTHON_ASSERTIONS
@@ -104,6 +105,7 @@ check "sharp: libvips beside the addon is found; node.exe is the host" 0 "$work/
 folder = '$sharp'
 expect(report['outcome']['status'] == 'ok', 'outcome: %s' % report['outcome'])
 expect('node.exe' not in modules, 'node.exe was looked for')
+expect(loud == [], 'errors or warnings on a healthy install: %s' % loud)
 for name in ('libvips-42.dll', 'libvips-cpp-8.18.7.dll'):
     m = modules.get(name, {})
     expect(m.get('path') == folder + '/' + name and m.get('found_by') == 'dll_load_dir',

@@ -95,8 +95,9 @@ Scenario load_scenario(const fs::path& file) {
   } catch (const toml::parse_error& e) {
     malformed(file, std::string("TOML error: ") + std::string(e.description()));
   }
-  static const std::set<std::string> kKnownKeys = {"description", "wine",           "files", "run",      "outcome",
-                                                   "modules",     "absent_modules", "json",  "findings", "finding_ids"};
+  static const std::set<std::string> kKnownKeys = {"description", "wine",           "files",  "run",
+                                                   "outcome",     "modules",        "json",   "findings",
+                                                   "finding_ids", "absent_modules", "healthy"};
   for (const auto& [key, value] : root) {
     (void)value;
     if (!kKnownKeys.count(std::string(key.str()))) malformed(file, "unknown key " + std::string(key.str()));
@@ -107,6 +108,9 @@ Scenario load_scenario(const fs::path& file) {
   s.description = opt_string(file, root, "description").value_or("");
   if (s.description.empty()) malformed(file, "description is required: say what the scenario shows");
   s.wine = root["wine"].value_or(false);
+  s.healthy = root["healthy"].value_or(false);
+  // A scenario named for a healthy install promises the silence the key checks.
+  if (s.name.rfind("healthy_", 0) == 0 && !s.healthy) malformed(file, "a healthy_ scenario says healthy = true");
 
   if (const auto* files = root["files"].as_table()) {
     for (const auto& [key, value] : *files) {
@@ -174,8 +178,9 @@ Scenario load_scenario(const fs::path& file) {
 
   if (const auto* modules = root["modules"].as_table()) {
     static const std::set<std::string> kModuleKeys = {
-        "status",       "path",    "found_by", "machine",  "load",      "file_version",    "api_set_host",
-        "windows_path", "assumed", "shadowed", "verdicts", "needed_by", "missing_exports", "missing_export_detail"};
+        "status",       "path",       "found_by", "machine",  "load",      "file_version",    "api_set_host",
+        "windows_path", "assumed",    "shadowed", "verdicts", "needed_by", "missing_exports", "missing_export_detail",
+        "may_load",     "other_major"};
     for (const auto& [key, value] : *modules) {
       const auto* t = value.as_table();
       if (!t) malformed(file, "modules." + std::string(key.str()) + " must be a table");
@@ -199,6 +204,14 @@ Scenario load_scenario(const fs::path& file) {
       if (const auto* v = t->get("needed_by")) m.needed_by = string_list(file, *v, "needed_by");
       if (const auto* v = t->get("missing_exports")) m.missing_exports = string_list(file, *v, "missing_exports");
       m.missing_export_detail = opt_string(file, *t, "missing_export_detail");
+      if (const auto* v = t->get("other_major")) m.other_major = string_list(file, *v, "other_major");
+      if (const auto* v = t->get("may_load")) {
+        const auto* mt = v->as_table();
+        if (!mt) malformed(file, "may_load must be a table { \"dll\" = \"path\" or \"not_found\" }");
+        m.may_load.emplace();
+        for (const auto& [dll, where] : *mt)
+          m.may_load->emplace_back(std::string(dll.str()), need_string(file, where, "may_load"));
+      }
       if (const auto* v = t->get("verdicts")) {
         const auto* vt = v->as_table();
         if (!vt) malformed(file, "verdicts must be a table { \"path\" = \"verdict\" }");
@@ -354,6 +367,7 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
 
   if (s.exit_code && *s.exit_code != exit_code)
     fail("exit code " + std::to_string(exit_code) + ", expected " + std::to_string(*s.exit_code));
+  if (s.healthy && exit_code != 0) fail("healthy, but the exit code is " + std::to_string(exit_code));
 
   const json& outcome = report.contains("outcome") ? report["outcome"] : json();
   if (s.outcome_status && outcome.value("status", json()) != *s.outcome_status)
@@ -381,6 +395,14 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
   }
 
   const json findings = report.value("findings", json::array());
+  if (s.healthy) {
+    if (report.value("outcome", json::object()).value("status", "") != "ok") fail("healthy, but the outcome fails");
+    for (const auto& f : findings) {
+      const std::string severity = f.value("severity", "");
+      if (severity == "error" || severity == "warning")
+        fail("healthy, but the report has " + severity + " " + f.value("id", "") + ": " + f.value("message", ""));
+    }
+  }
   if (s.finding_ids) {
     std::vector<std::string> got, want = *s.finding_ids;
     for (const auto& f : findings) got.push_back(f.value("id", ""));
@@ -500,6 +522,27 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
         names.push_back(describe(e.value("function", json())));
       if (sorted(names) != sorted(*m.missing_exports))
         fail(where + "missing_exports " + join(sorted(names)) + ", expected " + join(sorted(*m.missing_exports)));
+    }
+    if (m.may_load) {
+      std::vector<std::string> seen, wanted;
+      for (const auto& hint : got->value("may_load", json::array())) {
+        const json path = hint.value("path", json());
+        seen.push_back(lower(describe(hint.value("dll", json()))) + " -> " +
+                       (hint.value("status", "") == "not_found" ? std::string("not_found")
+                        : path.is_string()                      ? rel(path)
+                                                                : describe(path)));
+      }
+      for (const auto& [dll, place] : *m.may_load) wanted.push_back(lower(dll) + " -> " + place);
+      if (sorted(seen) != sorted(wanted))
+        fail(where + "may_load " + join(sorted(seen)) + ", expected " + join(sorted(wanted)));
+    }
+    if (m.other_major) {
+      std::vector<std::string> names;
+      for (const auto& n : got->value("other_major", json::array())) names.push_back(lower(describe(n)));
+      std::vector<std::string> wanted;
+      for (const auto& n : *m.other_major) wanted.push_back(lower(n));
+      if (sorted(names) != sorted(wanted))
+        fail(where + "other_major " + join(sorted(names)) + ", expected " + join(sorted(wanted)));
     }
     if (m.missing_export_detail) {
       std::string details;

@@ -30,6 +30,10 @@ struct ModuleExpectation {
   std::optional<std::vector<std::string>> missing_exports;    // exact set of function names
   std::optional<std::string> missing_export_detail;           // a part of some missing export's detail
   std::optional<std::vector<std::string>> needed_by;          // subset that must be present
+  // Names in its data that are hints (may_load): dll -> the path a plain LoadLibrary finds, relative to
+  // {root}, or "not_found"; exact set.
+  std::optional<std::vector<std::pair<std::string, std::string>>> may_load;
+  std::optional<std::vector<std::string>> other_major;  // exact set
 };
 
 // [[json]]: a free-form check on one value of the report, for what the typed keys do not cover.
@@ -66,6 +70,9 @@ struct Scenario {
   std::vector<JsonExpectation> json_checks;
   std::vector<FindingExpectation> findings;
   std::optional<std::vector<std::string>> finding_ids;  // the exact ids of all findings, any order
+  // A healthy install (issue 26, "what earns a warning"): the outcome is ok, the exit status 0, and no
+  // finding is an error or a warning, whatever else the scenario checks.
+  bool healthy = false;
 };
 
 // Reads one scenario file; throws std::runtime_error with the file name on a malformed one.

@@ -18,5 +18,5 @@ scope = {"expect": expect, "args": sys.argv[3:]}
 exec(sys.argv[1], scope)
 exec(sys.argv[2], scope)
 for problem in problems:
-    print("  " + problem)
+    print("  " + str(problem))
 sys.exit(1 if problems else 0)

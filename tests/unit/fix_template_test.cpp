@@ -61,6 +61,8 @@ TEST_CASE("a hostile name fills a fix as a literal and a comment as escaped text
                            {{"default", "{dll} is missing"}},
                            {{"default", {"Get-ChildItem -Filter {dll} {list}   # {dll}", "{code}"}}},
                            {},
+                           {},
+                           {},
                            "test"});
   rules::FindingSink sink(data);
   const std::string hostile = "x;calc;a'$(calc)`\n.dll";

@@ -19,6 +19,8 @@ rules::RuleData probe_rules() {
                             {"not_loaded", "{dll} not loaded, predicted {predicted}"}},
                            {{"default", {"# trust the loader"}}},
                            {},
+                           {},
+                           {},
                            "test"});
   return data;
 }

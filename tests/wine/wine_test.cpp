@@ -99,6 +99,7 @@ constexpr const char* kStackSummary =
     "what other scenarios compare with Wine";
 constexpr NotRun kNotRun[] = {
     {"altered_search_path_finds_dependency", kProbedAsHost},
+    {"healthy_plugin_altered_search_path_own_onnxruntime", kOwnWindowsFolders},
     {"delay_load_hook_file_missing", kProbedAsHost},
     {"delay_load_hooks_node_addon", kProbedAsHost},
     {"api_set_resolved_by_schema", kProbedAsHost},

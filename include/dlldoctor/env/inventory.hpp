@@ -22,6 +22,7 @@ struct DllCopy {
   std::string folder;  // host folder
   std::optional<std::uint16_t> machine;
   std::optional<pe::Version> file_version;
+  std::optional<std::uint64_t> file_size;  // when it could be read as an image
   std::string source;  // "look-in", "next to the main DLL", "install place", "user PATH (registry)", ...
 };
 
@@ -44,6 +45,14 @@ struct InventoryRequest {
   // folder of a loaded main DLL ("next to the main DLL"), the folder a damaged PATH entry meant.
   std::vector<std::pair<std::string, std::string>> named_folders;
   std::vector<std::string> install_places;  // Windows folder patterns, '*' matching one name
+  // Single files looked for, with their source: a loaded DLL's name beside the modules that import it and
+  // beside the program, where a copy that lost to another is the one its importer shipped with.
+  struct NamedFile {
+    std::string folder;  // host folder
+    std::string name;
+    std::string source;
+  };
+  std::vector<NamedFile> files;
 };
 
 Inventory build_inventory(const Environment& environment, const InventoryRequest& request, FileSystem& files,

@@ -14,7 +14,7 @@
 namespace dlldoctor::graph {
 
 // Runtime: a family's main DLL loads it by bare name (rules/*.toml); NamedInData: the module's code loads it
-// by a name found in its read-only data (onnxruntime's lazy cuDNN load), kept when a family knows it.
+// by a name found in its read-only data, where a rule says it does ([[lazy_load]]: onnxruntime's lazy cuDNN).
 enum class LoadKind { Static, Delay, Runtime, NamedInData, Dynamic };
 std::string_view load_kind_name(LoadKind kind);
 
@@ -23,6 +23,15 @@ struct MissingExport {
   std::optional<std::uint32_t> ordinal;  // set when it is wanted by ordinal
   std::string needed_by;                 // the importing module
   std::string detail;                    // e.g. "forwarded as cudnn_graph64_9.f, not exported there"
+};
+
+// A DLL a module names only in its data, which no rule makes a need: its code may load it at run time, or
+// never (real providers name the libraries of several CUDA majors). Where a plain LoadLibrary of it would
+// go is resolved, but it is not loaded: it enters neither the loaded-module list nor any outcome, and its
+// own imports are not read.
+struct MayLoad {
+  std::string dll;
+  resolve::Resolution resolution;
 };
 
 struct Module {
@@ -36,6 +45,13 @@ struct Module {
   int depth = 0;                      // steps from the request's root
   bool is_root = false;
   std::optional<std::string> family;  // id of the DLL family it belongs to
+  // The LoadLibrary call (an index into Closure::loads) whose loads brought it in; none for the start-up
+  // and preloads. A load at first use counts as its loader's.
+  std::optional<std::size_t> load_call;
+  std::vector<MayLoad> may_load;  // names in its data no rule makes a need, of this process's GPU majors
+  // Names in its data for another major of a GPU stack than the process uses (cudart64_12.dll in a CUDA
+  // 13 build): alternatives it does not load here, neither resolved nor needed.
+  std::vector<std::string> other_major;
 };
 
 struct MissingDll {
@@ -55,6 +71,7 @@ struct Outcome {
   std::optional<std::string> module;
   std::optional<std::size_t> module_index;  // its index in Closure::modules (two modules may share a name)
   std::optional<resolve::SearchStep> found_by;
+  std::optional<std::size_t> cause;  // the module the verdict names (not found, not loadable, missing an export)
 };
 
 // One LoadLibraryEx call of a running program.
@@ -69,6 +86,10 @@ struct LoadCall {
   // The caller catches this call's failure and goes on (onnxruntime.preload_dlls prints it): the call's
   // own outcome says it failed, the verdict does not wait for it.
   bool failure_caught = false;
+  // What the caller prints when this call fails, by loader error ("126", "default"): Python's "ImportError:
+  // DLL load failed while importing {module}: {text}" (a recipe's step or a --profile; empty: the plain
+  // call's GetLastError()).
+  std::map<std::string, std::string> says;
 };
 
 // A delay-load hook compiled into a module (rules/*.toml, [[delay_load_hook]]): it answers some of the
@@ -85,15 +106,20 @@ struct DelayLoadHook {
   std::string source;       // file:line of the rule
 };
 
-// How a module's code loads a DLL it names only in its data ([[lazy_load]]), when that is not the plain
-// LoadLibrary the closure assumes: onnxruntime's CUDA provider tries LoadLibraryExA("cudnn64_9.dll",
-// LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) and, when that fails, walks PATH itself and loads the first copy by
-// full path with the same flags.
+// A DLL a module's code loads by a name it holds only in its data ([[lazy_load]]): what makes that name a
+// need, and how it is loaded when that is not a plain LoadLibrary. onnxruntime's CUDA provider tries
+// LoadLibraryExA("cudnn64_9.dll", LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) when a session first needs cuDNN and,
+// when that fails, walks PATH itself and loads the first copy by full path with the same flags.
 struct LazyLoad {
   std::string loader;  // the loading module's file name, '*' and '?' allowed
-  DllName dll;
+  // One need: names for the majors of a GPU stack (cufft64_11 for CUDA 12, cufft64_12 for 13), of which
+  // those in the loader's data and of the process's major count, and any one of them satisfies it.
+  std::vector<DllName> dlls;
   std::uint32_t flags = 0;
   bool then_path = false;  // on failure: the first PATH entry that holds the file, by full path
+  bool optional = false;   // only some features load it (cuFFT: the FFT operators): missing is information
+  std::string when;        // what first makes the loader load it: "a session first runs a cuDNN operator"
+  std::string says;        // what the loader prints when none is found
   std::string why;
   std::string source;
 };
@@ -108,8 +134,16 @@ struct RuntimeLoad {
   std::optional<VersionRange> versions;
 };
 
+// What the graph needs of a family to tell alternatives apart: the kind of stack it belongs to ("cuda") and
+// the major that names its DLLs ("12"; "any" for names several majors share).
+struct FamilyTraits {
+  std::string kind;
+  std::string generation;
+};
+
 struct LoadKnowledge {
   std::unordered_map<DllName, std::string> family_of;
+  std::unordered_map<std::string, FamilyTraits> families;  // by family id
   std::unordered_map<DllName, std::vector<RuntimeLoad>> runtime_loads;
   std::vector<DelayLoadHook> delay_load_hooks;
   std::vector<LazyLoad> lazy_loads;

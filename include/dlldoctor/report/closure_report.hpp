@@ -31,7 +31,10 @@ struct ReportInput {
   const std::vector<rules::Finding>* findings = nullptr;
   const rules::RuleData* rules = nullptr;  // the failure modes' titles, the families of the stack
   const plan::Plan* plan = nullptr;        // the checked plan, when there are errors or warnings
-  std::string generated_at;                // the only field that differs between two runs
+  // The error the user sees for the outcome, when it fails (rules::RuleOutput::outcome_error, outcome_says).
+  std::optional<rules::LoaderErrorText> outcome_error;
+  std::vector<std::string> outcome_says;
+  std::string generated_at;  // the only field that differs between two runs
 };
 
 // 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).

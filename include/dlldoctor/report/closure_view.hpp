@@ -14,6 +14,11 @@
 
 namespace dlldoctor::report {
 
+// The line that introduces what the user sees for a failure: the loader error as Windows words it, when
+// there is one ("what you see (error 126, ERROR_MOD_NOT_FOUND: The specified module could not be found.):"),
+// or only that error when no program's own words follow (`says` false).
+std::string error_heading(const std::optional<rules::LoaderErrorText>& error, bool says);
+
 // How a report reads the whole run: the verdict's first word.
 enum class Tone { Healthy, Warnings, Broken, Fails };
 std::string_view tone_name(Tone tone);  // "healthy", "warnings", "broken", "fails"
@@ -56,7 +61,8 @@ class ClosureView {
   // The run with names from files displayable (control characters and stray bytes as \xNN).
   const ReportInput& shown() const { return copy_.input(); }
 
-  const std::string& verdict() const { return verdict_; }  // of shown()
+  const std::string& verdict() const { return verdict_; }          // of shown()
+  const std::string& raw_verdict() const { return raw_verdict_; }  // of raw(), for JSON
   Tone tone() const { return tone_; }
   const Stack& raw_stack() const { return raw_stack_; }
   const Stack& stack() const { return stack_; }  // of shown()
@@ -75,6 +81,7 @@ class ClosureView {
   const ReportInput& raw_;
   DisplayCopy copy_;
   std::string verdict_;
+  std::string raw_verdict_;
   Tone tone_ = Tone::Healthy;
   Stack raw_stack_;
   Stack stack_;

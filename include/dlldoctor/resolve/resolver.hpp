@@ -3,6 +3,7 @@
 // name and records every existing candidate in order, the winner, and why.
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,7 +85,13 @@ class Resolver {
   std::vector<std::string> names_in_data(const std::string& path) const;
   WrongMachinePolicy policy() const { return policy_; }
 
+  // DLLs that come with a driver (rules: families of kind "driver", nvcuda.dll, vulkan-1.dll): with no
+  // Windows system to look at (assume_system_dlls) and no snapshot's listing, taken as present in the
+  // system folder like the stock Windows DLLs, so that the driver's absence is never a guess.
+  void assume_also(std::set<DllName> names) { assumed_too_ = std::move(names); }
+
  private:
+  bool assumes(const DllName& name, bool wow64, std::optional<pe::Version>* version = nullptr) const;
   Candidate probe(SearchStep step, const std::string& path, std::uint16_t process_machine,
                   std::shared_ptr<const pe::Image>& image);
   void resolve_path(std::string_view name, const ProcessState& process, Resolution& resolution);
@@ -93,6 +100,7 @@ class Resolver {
   env::FileSystem& files_;
   pe::ImageCache& images_;
   WrongMachinePolicy policy_;
+  std::set<DllName> assumed_too_;
 };
 
 // Can a process of `process_machine` map a DLL of `dll_machine`? (ARM64X and ARM64EC images serve

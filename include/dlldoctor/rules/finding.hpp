@@ -3,6 +3,7 @@
 // the commands that fix it. Writers only format findings.
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,13 @@ struct FixStep {
 //   by_hand      what: a change only a person can make (code, an installer's dialog); never checked
 const std::vector<std::string>* fix_step_fields(const std::string& kind);
 
+// A loader error as Windows words it (rules/errors.toml).
+struct LoaderErrorText {
+  int code = 0;      // 126
+  std::string name;  // "ERROR_MOD_NOT_FOUND"
+  std::string text;  // "The specified module could not be found."
+};
+
 struct Finding {
   std::string id;            // what was detected: "not-on-search-path", "older-copy-wins", ...
   std::string title;         // what was found, in a few words: "A PATH entry does not exist"
@@ -45,6 +53,10 @@ struct Finding {
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // structured: paths, versions, steps
   std::vector<std::string> fix;  // commands to type (PowerShell unless said otherwise)
   std::vector<FixStep> steps;    // alternatives the planner may try, each one change; empty: none it can check
+  // The error the user sees: the loader's, and what the program or the framework that made the call
+  // prints for it, as they print it (a user searches the report for the line they pasted).
+  std::optional<LoaderErrorText> error;
+  std::vector<std::string> says;
 };
 
 }  // namespace dlldoctor::rules

@@ -46,6 +46,10 @@ struct RecipeStep {
   // The step is made only when this holds: "A == B" or "A != B" clauses joined by "and", alternatives
   // joined by "or" ("and" binds first); a placeholder without a value is empty here.
   std::string when;
+  // Load: what the framework prints when the call fails, by loader error ("126", "default"); {code},
+  // {text} (Windows' words for it), {path} (the file the call names), {module} (its import name), {dll}
+  // (the DLL that failed).
+  std::map<std::string, std::string> says;
   std::string why;     // one line for the report: the source line this step stands for
   std::string source;  // file:line
 };
@@ -97,6 +101,7 @@ struct LoadProfile {
   std::uint32_t flags = 0;
   // Instead of flags for a name with a path (ctypes.CDLL adds LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR then).
   std::optional<std::uint32_t> flags_with_path;
+  std::map<std::string, std::string> says;  // what the process prints when such a call fails (RecipeStep::says)
   std::string why;
   std::string source;
 };

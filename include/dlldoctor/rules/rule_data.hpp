@@ -38,8 +38,35 @@ struct Family {
   std::string install;                          // the command (or hint) that installs it
   std::string redist_folder;                    // msvc: its folder in Visual Studio's VC\Redist\MSVC\<version>\x64
   bool same_version = false;                    // all members must carry one file version
-  std::string version_format = "plain";         // "cudart": CUDA version in the last part (12040 = 12.4)
-  std::string source;                           // file:line of the definition
+  // "cudart": CUDA version in the last part (12040 = 12.4); "nvidia_driver": the NVIDIA driver's number
+  // (nvcuda.dll 31.0.15.5244 is 552.44), which the CUDA releases' minimum drivers are compared with.
+  std::string version_format = "plain";
+  // What the main DLL prints when a run-time load fails, by loader error ("126", "default"): cuDNN's
+  // "Could not locate {dll}. Please make sure it is in your library path!"
+  std::map<std::string, std::string> runtime_says;
+  std::string source;  // file:line of the definition
+};
+
+// A loader error as Windows words it (rules/errors.toml): what FormatMessage says for the code, what a
+// program's start-up shows for it, and what MSVC's delay-load helper raises. The texts users paste.
+struct LoaderError {
+  int code = 0;                // 126
+  std::string name;            // "ERROR_MOD_NOT_FOUND"
+  std::string text;            // "The specified module could not be found."
+  std::string startup_status;  // "0xC0000135"
+  std::string startup;  // the start-up dialog: "The code execution cannot proceed because {dll} was not found. ..."
+  std::string delay;    // a delay load's failure: "... exception 0xC06D007E ..."
+  std::string source;
+};
+
+// What is known of one DLL, whoever ships it ([[library]]): that Windows itself has a copy in System32, and
+// what a module built against a newer copy meets when an older one loads.
+struct LibraryNote {
+  DllName dll;
+  std::string windows_component;  // a copy in System32 (or SysWOW64) is Windows' own: "Windows ML"
+  // {chosen_version}, {newer_version}, {chosen_minor}, {newer_minor}: the copy that loads and the newer one.
+  std::string older;
+  std::string source;
 };
 
 struct FailureMode {
@@ -62,6 +89,11 @@ struct FindingRule {
     std::map<std::string, std::string> fields;
   };
   std::map<std::string, std::vector<StepTemplate>> steps;
+  // variant -> the loader error the finding explains (126, 127, 193, 1114): its words go with the finding.
+  std::map<std::string, int> errors;
+  // variant -> what the program prints for it when that is no loader error ("CUDA driver version is
+  // insufficient for CUDA runtime version"); a template of the finding's values.
+  std::map<std::string, std::string> says;
   std::string source;
 };
 
@@ -80,6 +112,8 @@ struct RuleData {
   std::vector<LoadProfile> profiles;
   std::vector<graph::DelayLoadHook> delay_load_hooks;
   std::vector<graph::LazyLoad> lazy_loads;
+  std::vector<LoaderError> loader_errors;
+  std::vector<LibraryNote> libraries;
   std::vector<std::string> files;  // the rule files read, in order
 
   const Family* family_of(const DllName& dll) const;
@@ -88,6 +122,8 @@ struct RuleData {
   const FindingRule* finding(const std::string& id) const;
   const Recipe* recipe(const std::string& id) const;
   const LoadProfile* profile(const std::string& id) const;
+  const LoaderError* loader_error(int code) const;
+  const LibraryNote* library(const DllName& dll) const;
 };
 
 // The environment variables the recipes read ({env:NAME|default}), as patterns: a placeholder inside a

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,17 @@ struct RuleInput {
   std::vector<FrameworkInUse> frameworks;
 };
 
+// The rule that makes `module` a need of its loader's code ([[lazy_load]]), for a module loaded so.
+const graph::LazyLoad* lazy_rule(const RuleInput& input, const graph::Module& module);
+
 // The framework whose own LoadLibrary call asked for `module` (TensorFlow's load of cudnn64_8.dll), if any.
 const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Module& module);
 
 struct RuleOutput {
   std::vector<Finding> findings;  // errors first, then warnings, then info; detector order within
+  // The error the user sees for the outcome the verdict names, when it fails (Finding::error, says).
+  std::optional<LoaderErrorText> outcome_error;
+  std::vector<std::string> outcome_says;
   // Internal problems (a template naming a value the detector did not give): tests require none.
   std::vector<std::string> problems;
 };
@@ -65,6 +72,19 @@ std::vector<env::FolderContents> scanned_folders(
 inline constexpr const char* kNextToImporter = "next to its importer ";
 inline constexpr const char* kNextToLoaded = "next to the loaded module ";
 inline constexpr const char* kPipWheel = "pip wheel";
+// Sources of the copies of a loaded DLL's name found beside a module that imports it, and beside the program.
+inline constexpr const char* kBesideImporter = "beside its importer ";
+inline constexpr const char* kBesideProgram = "beside the program";
+
+// The DLLs that come with a driver, never with a program (families of kind "driver").
+std::set<DllName> driver_dlls(const RuleData& rules);
+
+// Whether `importer`'s import or delay-import table names `dll`.
+bool imports(const graph::Module& importer, const DllName& dll);
+
+// Whether a loaded module is one whose copy beside its importer matters (bundled-copy-loses): an import
+// found by search, not a system DLL, not the MSVC runtime, not of a family whose DLLs share one release.
+bool bundled_copy_candidate(const graph::Module& module, const RuleData& rules);
 
 // What the closure needs of the families: the family of each member, the run-time loads of main DLLs.
 graph::LoadKnowledge load_knowledge(const RuleData& rules);
@@ -116,6 +136,11 @@ class FindingSink {
   void emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
             nlohmann::ordered_json evidence, std::optional<Severity> severity = std::nullopt);
 
+  // How the error a finding explains (its rule's error.<variant>) is worded for its module: the closure
+  // report's engine sets it; the scan's findings are about folders, not loads.
+  using ErrorWording = std::function<void(const std::string& module, int code, Finding& finding)>;
+  void set_error_wording(ErrorWording wording) { wording_ = std::move(wording); }
+
   RuleOutput take();
 
  private:
@@ -127,6 +152,7 @@ class FindingSink {
 
   const RuleData& rules_;
   CommandPaths paths_;
+  ErrorWording wording_;
   RuleOutput output_;
 };
 
@@ -140,6 +166,7 @@ void detect_shadowing(const RuleInput& input, FindingSink& sink);
 void detect_path_defects(const RuleInput& input, FindingSink& sink);
 void detect_missing_exports(const RuleInput& input, FindingSink& sink);
 void detect_versions(const RuleInput& input, FindingSink& sink);
+void detect_names_in_data(const RuleInput& input, FindingSink& sink);
 void detect_mixed_generations(const std::vector<env::FolderContents>& folders, const RuleData& rules,
                               FindingSink& sink);
 

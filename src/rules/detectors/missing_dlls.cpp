@@ -15,6 +15,7 @@ using detail::Json;
 struct Context {
   const RuleInput& input;
   FindingSink& sink;
+  detail::FindingGroups& majors;  // cuda-major-mismatch "installed": one per importer and installed major
   const graph::Module& module;
   const Family* family;
   std::vector<const env::DllCopy*> copies;  // usable copies off the search path
@@ -119,6 +120,41 @@ bool wrong_generation(Context& c) {
   return false;
 }
 
+// No copy of a CUDA library of the major it was built for, while another major is installed: which, and
+// where, and the two ways out (that major's toolkit, or the program's build for the other one).
+bool other_major_installed(Context& c) {
+  if (!c.copies.empty()) return false;
+  // A framework that says which stack it works with says more (missing-runtime's framework variant).
+  const FrameworkInUse* framework = framework_loading(c.input, c.module);
+  const Recipe* recipe = framework ? c.input.rules.recipe(framework->recipe) : nullptr;
+  if (recipe && !recipe->supported.empty()) return false;
+  for (const Family& other : c.input.rules.families) {
+    if (other.kind != c.family->kind || other.id == c.family->id || other.generation == "any") continue;
+    const auto copies = installed(c.input, other.main);
+    if (copies.empty()) continue;
+    Json list = Json::array();
+    std::vector<std::string> paths;
+    for (const auto* copy : copies) {
+      list.push_back(detail::copy_json(*copy));
+      if (std::find(paths.begin(), paths.end(), detail::shown(*copy)) == paths.end())
+        paths.push_back(detail::shown(*copy));
+    }
+    c.evidence["installed"] = std::move(list);
+    c.evidence["present_family"] = other.id;
+    // An addon built for CUDA 12 misses all its CUDA 12 libraries at once: one finding lists them.
+    c.majors.add(detail::first_needed_by(c.module) + '\n' + other.id, "installed", c.module.name,
+                 {{"dll", c.module.name},
+                  {"needed_by", detail::first_needed_by(c.module)},
+                  {"wanted", c.family->generation},
+                  {"present", other.generation},
+                  {"copies", Value::list(paths)},
+                  {"install", Value::code(c.family->install)}},
+                 c.evidence, c.severity);
+    return true;
+  }
+  return false;
+}
+
 // A CUDA library of one major version wanted by a process that loads the other one.
 bool cuda_major(Context& c) {
   // Generation "any": a file name that several CUDA majors share says nothing about the major.
@@ -144,7 +180,7 @@ bool cuda_major(Context& c) {
                 c.evidence, c.severity);
     return true;
   }
-  return false;
+  return other_major_installed(c);
 }
 
 // Siblings that a loaded main DLL of their family loads by name: grouped per main DLL and reason, since
@@ -242,8 +278,6 @@ bool missing_runtime(Context& c) {
   // cuDNN has its own findings (generations, siblings, copies); one that no disk has and a framework
   // loads is this finding's framework variant, with the stacks that framework works with.
   if (c.family->kind == "cudnn" && !c.copies.empty()) return false;
-  // Without a Windows disk the driver cannot be seen; the driver detector says so instead.
-  if (c.family->kind == "driver" && c.input.environment.assume_system_dlls) return true;
   Vars vars = {{"dll", c.module.name},
                {"family", c.family->name},
                {"needed_by", detail::first_needed_by(c.module)},
@@ -276,6 +310,23 @@ bool missing_runtime(Context& c) {
   if (variant == "default" && framework_support(c, vars)) variant = "framework";
   if (c.family->kind == "cudnn" && variant != "framework") return false;
   c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity);
+  return true;
+}
+
+// A DLL its loader's code loads when a feature first needs it ([[lazy_load]]: onnxruntime's cuDNN and
+// cuFFT), and no disk has: loading the loader succeeds, and the failure comes then.
+bool missing_lazy(Context& c) {
+  const graph::LazyLoad* lazy = lazy_rule(c.input, c.module);
+  // A driver's DLL says "install the driver" whoever loads it (missing-runtime's driver variant).
+  if (!lazy || !c.family || !c.copies.empty() || c.family->kind == "driver") return false;
+  c.evidence["when"] = lazy->when;
+  c.sink.emit("missing-runtime", "lazy", c.module.name,
+              {{"dll", c.module.name},
+               {"family", c.family->name},
+               {"needed_by", detail::first_needed_by(c.module)},
+               {"when", lazy->when},
+               {"install", Value::code(c.family->install)}},
+              c.evidence, c.severity);
   return true;
 }
 
@@ -354,11 +405,15 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
   SiblingGroups siblings;
   // DLLs that no disk has are grouped per importer: a vendor's SDK not installed misses several at once.
   detail::FindingGroups not_installed("not-installed", {{"dll", "dlls"}});
+  detail::FindingGroups majors("cuda-major-mismatch", {{"dll", "dlls"}});
   for (const graph::Module& module : input.closure.modules) {
     if (module.is_root || module.resolution.failure != resolve::Failure::NotFound) continue;
-    Context c{input, sink, module, input.rules.family_of(module.key), {}, Json::object(), std::nullopt};
-    // A delay-loaded DLL fails only when first called, and maybe never.
+    Context c{input, sink, majors, module, input.rules.family_of(module.key), {}, Json::object(), std::nullopt};
+    // A delay-loaded DLL fails only when first called, and maybe never; a DLL only some features of its
+    // loader load (onnxruntime's cuFFT, for the FFT operators) is worth knowing, not a fault.
     if (module.load == graph::LoadKind::Delay) c.severity = Severity::Warning;
+    const graph::LazyLoad* lazy = lazy_rule(input, module);
+    if (lazy && lazy->optional) c.severity = Severity::Info;
     for (const env::DllCopy& copy : input.inventory.copies) {
       if (detail::is_copy_of(copy, module.key) && fits(input, copy)) c.copies.push_back(&copy);
     }
@@ -384,13 +439,14 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
                     [](const resolve::Candidate& cand) { return cand.verdict == resolve::Verdict::WrongMachine; });
     if (only_wrong_machine) continue;
     if (python_path_only(c) || wrong_generation(c) || cuda_major(c) || missing_sibling(c, siblings) ||
-        in_pip_wheel(c) || missing_runtime(c) || not_on_search_path(c)) {
+        in_pip_wheel(c) || missing_lazy(c) || missing_runtime(c) || not_on_search_path(c)) {
       continue;
     }
     not_installed.add(detail::first_needed_by(module), "default", module.name,
                       {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity);
   }
   not_installed.emit(sink);
+  majors.emit(sink);
   emit_sibling_groups(sink, siblings);
 }
 

@@ -6,9 +6,136 @@
 #include <set>
 
 #include "rules/detectors/finding_groups.hpp"
+#include "rules/error_words.hpp"
 
 namespace dlldoctor::rules {
 namespace {
+
+bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
+
+// The folders of the modules whose import tables name `module` (those that loaded from a file).
+std::vector<std::string> importer_folders(const RuleInput& input, const graph::Module& module) {
+  std::vector<std::string> folders;
+  for (const std::string& importer : module.needed_by) {
+    for (const graph::Module& by : input.closure.modules) {
+      if (by.name == importer && by.resolution.path && by.resolution.failure == resolve::Failure::None &&
+          imports(by, module.key))
+        folders.push_back(folder_of(*by.resolution.path));
+    }
+  }
+  return folders;
+}
+
+// The call that brought `module` in, as the report names it: a LoadLibrary call, or the start-up.
+std::string call_of(const RuleInput& input, const graph::Module& module) {
+  if (module.load_call && *module.load_call < input.closure.loads.size())
+    return input.closure.loads[*module.load_call].request;
+  return input.closure.startup ? input.closure.startup->request : std::string("the program's start-up");
+}
+
+int minor_of(const std::optional<pe::Version>& version) { return version ? version->parts[1] : 0; }
+
+// A DLL that loads from elsewhere than where its importer (or the program) shipped a copy of it (issue 26):
+// Windows ML's System32 onnxruntime.dll 1.17 wins over the 1.23 beside a plugin loaded without
+// LOAD_WITH_ALTERED_SEARCH_PATH. An older copy winning is a warning; a newer or unversioned one is
+// information; an identical one (version and size) says nothing.
+void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
+  for (const graph::Module& module : input.closure.modules) {
+    const resolve::Resolution& r = module.resolution;
+    const resolve::Candidate* winner = detail::chosen(module);
+    if (!winner || !bundled_copy_candidate(module, input.rules)) continue;
+    const env::DllCopy* beside = nullptr;
+    for (const env::DllCopy& copy : input.inventory.copies) {
+      if (!detail::is_copy_of(copy, module.key) || copy.path == *r.path) continue;
+      if (!starts_with(copy.source, kBesideImporter) && copy.source != kBesideProgram) continue;
+      if (copy.machine && !resolve::machine_fits(input.closure.process_machine, *copy.machine)) continue;
+      beside = &copy;
+      break;
+    }
+    if (!beside) continue;
+    const auto& chosen_version = r.image->file_version;
+    if (chosen_version && beside->file_version && *chosen_version == *beside->file_version &&
+        beside->file_size == r.image->file_size)
+      continue;
+    const bool older = chosen_version && beside->file_version && *chosen_version < *beside->file_version;
+    const std::string chosen = display_path(r.windows_path, *r.path);
+    const std::string importer = starts_with(beside->source, kBesideImporter)
+                                     ? beside->source.substr(std::string_view(kBesideImporter).size())
+                                     : std::string();
+    const graph::Module* by = nullptr;
+    for (const graph::Module& m : input.closure.modules) {
+      if (!importer.empty() && m.name == importer) by = &m;
+    }
+    const LibraryNote* note = input.rules.library(module.key);
+    const std::string system = folder_of(chosen);
+    const bool windows_copy = note && !note->windows_component.empty() &&
+                              (r.found_by == resolve::SearchStep::System32 ||
+                               (input.environment.system32.windows && system == *input.environment.system32.windows) ||
+                               (input.environment.syswow64.windows && system == *input.environment.syswow64.windows));
+    Vars vars = {{"dll", module.name},
+                 {"chosen", chosen},
+                 {"chosen_version", detail::version_text(chosen_version)},
+                 {"chosen_step", std::string(resolve::step_label(r.found_by))},
+                 {"beside", detail::shown(*beside)},
+                 {"beside_version", detail::version_text(beside->file_version)},
+                 {"importer", importer.empty() ? input.closure.modules.front().name : importer},
+                 {"call", call_of(input, by ? *by : module)},
+                 {"program_folder", detail::shown(input.closure.process.app_dir)},
+                 {"owner", windows_copy ? fmt::format("Windows' own copy ({})", note->windows_component)
+                                        : std::string("another copy")}};
+    std::string effect =
+        "functions it exports since, or fixes it has, are missing: calls fail with error 127 or "
+        "behave as the older release did";
+    if (note && !note->older.empty() && older) {
+      std::map<std::string, std::string> values = {{"chosen_version", detail::version_text(chosen_version)},
+                                                   {"newer_version", detail::version_text(beside->file_version)},
+                                                   {"chosen_minor", std::to_string(minor_of(chosen_version))},
+                                                   {"newer_minor", std::to_string(minor_of(beside->file_version))}};
+      effect = fill_says(note->older, values);
+    }
+    vars["effect"] = effect;
+    // The program's folder comes before these steps in every search order: a copy there wins.
+    const bool after_program = r.found_by == resolve::SearchStep::System32 ||
+                               r.found_by == resolve::SearchStep::System16 ||
+                               r.found_by == resolve::SearchStep::Windows || r.found_by == resolve::SearchStep::Cwd ||
+                               r.found_by == resolve::SearchStep::Path;
+    std::string variant = "other";
+    if (r.found_by == resolve::SearchStep::Loaded) {
+      variant = "loaded";
+    } else if (!importer.empty() && after_program) {
+      variant = windows_copy ? "importer_windows" : "importer";
+    }
+    const std::optional<Severity> severity = older ? std::nullopt : std::optional<Severity>(Severity::Info);
+    sink.emit("bundled-copy-loses", variant, module.name, vars,
+              {{"chosen", detail::candidate_json(*winner)},
+               {"beside", detail::copy_json(*beside)},
+               {"windows_component", windows_copy ? detail::Json(note->windows_component) : detail::Json(nullptr)},
+               {"older", older}},
+              severity);
+  }
+}
+
+// A DLL that only the current folder provides (issue 26): found by accident of where the process started.
+void found_in_current_folder(const RuleInput& input, FindingSink& sink) {
+  for (const graph::Module& module : input.closure.modules) {
+    const resolve::Resolution& r = module.resolution;
+    if (module.is_root || r.failure != resolve::Failure::None || r.found_by != resolve::SearchStep::Cwd || !r.path)
+      continue;
+    // Another usable copy later in the search: started elsewhere, the process still finds one.
+    const bool elsewhere = std::any_of(r.candidates.begin(), r.candidates.end(), [](const resolve::Candidate& c) {
+      return c.verdict == resolve::Verdict::Shadowed;
+    });
+    if (elsewhere) continue;
+    const std::string path = display_path(r.windows_path, *r.path);
+    sink.emit("found-in-current-folder", "default", module.name,
+              {{"dll", module.name},
+               {"needed_by", detail::first_needed_by(module)},
+               {"path", path},
+               {"folder", folder_of(path)},
+               {"program_folder", detail::shown(input.closure.process.app_dir)}},
+              {{"chosen", detail::candidate_json(*detail::chosen(module))}});
+  }
+}
 
 void older_copy_wins(const RuleInput& input, FindingSink& sink) {
   // Grouped per pair of folders: an old release left in one folder loses every DLL of it at once.
@@ -32,6 +159,12 @@ void older_copy_wins(const RuleInput& input, FindingSink& sink) {
       if (!newest || *newest->file_version < *c.file_version) newest = &c;
     }
     if (!newest) continue;
+    // The newer copy is the one an importer shipped beside it: bundled-copy-loses says which call made
+    // the other one win and how to load that importer so that its own copy does.
+    const auto folders = importer_folders(input, module);
+    if (bundled_copy_candidate(module, input.rules) &&
+        std::find(folders.begin(), folders.end(), folder_of(newest->path)) != folders.end())
+      continue;
     const std::string chosen_path = detail::shown(*winner);
     // Moving a folder earlier on PATH helps only when both copies come from PATH.
     const bool both_on_path = winner->step == resolve::SearchStep::Path && newest->step == resolve::SearchStep::Path;
@@ -153,6 +286,8 @@ void copies_not_used(const RuleInput& input, FindingSink& sink) {
 
 void detect_shadowing(const RuleInput& input, FindingSink& sink) {
   older_copy_wins(input, sink);
+  bundled_copy_loses(input, sink);
+  found_in_current_folder(input, sink);
   mixed_family_versions(input, sink);
   detect_mixed_generations(input.inventory.search_folders, input.rules, sink);
   copies_not_used(input, sink);
