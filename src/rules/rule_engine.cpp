@@ -303,6 +303,15 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
     if (app.exists && app.host != folder && asked.insert(app.host).second)
       request.files.push_back({app.host, module.name, kBesideProgram});
   }
+  // The CUDA toolkits the registry or the process names (CUDA_PATH, CUDA_PATH_V13_0): where "another major
+  // is installed" may be, wherever its installer put it.
+  if (!request.wanted.empty()) {
+    for (const auto& [name, variable] : environment.variables) {
+      if (name.rfind("cuda_path", 0) != 0 || !env::is_windows_absolute(variable.value)) continue;
+      request.install_places.push_back(variable.value + "\\bin\\x64");
+      request.install_places.push_back(variable.value + "\\bin");
+    }
+  }
   std::sort(request.install_places.begin(), request.install_places.end());
   request.install_places.erase(std::unique(request.install_places.begin(), request.install_places.end()),
                                request.install_places.end());
