@@ -82,6 +82,7 @@ Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine&
 Runner setup_probe(CLI::App& app, const std::string& argv0, const CommandLine& line);
 // `dlldoctor snapshot -o env.json`.
 Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags);
+Runner setup_recipes(CLI::App& app, const std::string& argv0, bool bind_flags);
 
 // kExitFailure, with a message naming it and `why`, when the command line of `app` gave an option (or the
 // positional program) outside `allowed` (long names, "program" for the positional): `mode` would ignore

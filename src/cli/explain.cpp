@@ -173,6 +173,8 @@ int run_explain(const ExplainOptions& options) {
     request.program = find_program(*environment, request.program, files);
     auto python = env::find_python_environment(*environment, files, request.program, options.site_packages);
     if (!python) return fail(python.error().message);
+    // A venv's launcher starts the base interpreter, the process that loads the DLLs.
+    request.program = python->interpreter;
     site_packages = python->site_packages;
     auto expanded = recipes::expand_python(*rule_data, *python, options.imports, *environment, files, request);
     if (!expanded) return fail(expanded.error().message);

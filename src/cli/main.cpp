@@ -55,6 +55,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   Runner inspect = setup_inspect(app, line.names_command("inspect"));
   Runner sdk = setup_sdk(app, argv0, line.names_command("sdk"));
   Runner snapshot = setup_snapshot(app, argv0, line.names_command("snapshot"));
+  Runner recipes = setup_recipes(app, argv0, line.names_command("recipes"));
   Runner explain = setup_explain(app, argv0, line);
   Runner probe = setup_probe(app, argv0, line);
   app.failure_message(failure_message);
@@ -68,6 +69,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
       "  dlldoctor --scan /mnt/c --all-dlls --format json -o dlls.json\n"
       "  dlldoctor --host python.exe --load cudnn64_9.dll --profile python-ctypes\n"
       "  dlldoctor inspect cudnn64_9.dll\n"
+      "  dlldoctor recipes            (what --import replays, and from whose code)\n"
       "  dlldoctor snapshot -o env.json                 (on Windows; then on Linux:)\n"
       "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
       "  dlldoctor probe app.exe      (Windows: RUNS app.exe, compares its real loads)\n"
@@ -84,6 +86,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   }
   if (app.got_subcommand("inspect")) return inspect();
   if (app.got_subcommand("snapshot")) return snapshot();
+  if (app.got_subcommand("recipes")) return recipes();
   if (app.got_subcommand("probe")) return probe();
   if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();

@@ -185,6 +185,7 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
     }
     return;
   }
+  environment.profile = "C:\\Users\\" + profile;
   const std::string hive_path = *files.find_file(join_path(users.host, profile), "NTUSER.DAT");
   auto hive = RegistryHive::open(hive_path);
   auto key = hive ? hive->find_key("Environment") : Result<std::optional<RegistryHive::Key>>(hive.error());

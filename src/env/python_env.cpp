@@ -5,6 +5,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/core/text.hpp"
+#include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::env {
 namespace {
@@ -37,6 +38,52 @@ std::optional<std::string> subfolder(FileSystem& files, std::string folder,
   return folder;
 }
 
+// "3.11" from the first two numbers of "3.11.7" or "3.12.1.final.0"; empty when it does not start so.
+std::string major_minor(std::string_view text) {
+  const std::string value(trim_whitespace(text));
+  const auto first = value.find('.');
+  if (first == std::string::npos || first == 0) return {};
+  const auto second = value.find_first_not_of("0123456789", first + 1);
+  const std::string minor = value.substr(first + 1, second == std::string::npos ? second : second - first - 1);
+  return minor.empty() ? std::string() : value.substr(0, first) + "." + minor;
+}
+
+// The interpreter's DLL beside it, python311.dll for 3.11 (python3.dll, the stable ABI's, says nothing).
+std::string version_of_dll(FileSystem& files, const std::string& folder) {
+  for (const std::string& name : files.file_names(folder)) {
+    const std::string lower = ascii_lower(name);
+    if (lower.size() < 13 || lower.rfind("python3", 0) != 0 || lower.compare(lower.size() - 4, 4, ".dll") != 0)
+      continue;
+    const std::string digits = lower.substr(7, lower.size() - 11);
+    if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos) return "3." + digits;
+  }
+  return {};
+}
+
+// "3.11" from a Store install's folder, ...\PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0\...
+std::string version_of_store_path(const std::string& path) {
+  const std::string lower = ascii_lower(path);
+  const std::string marker = "pythonsoftwarefoundation.python.";
+  const auto at = lower.find(marker);
+  if (at == std::string::npos) return {};
+  return major_minor(lower.substr(at + marker.size(), lower.find('_', at) - at - marker.size()));
+}
+
+// Whether the program imports the interpreter's own DLL (python311.dll): the real python.exe does, CPython's
+// venv launcher (venvlauncher.exe copied as Scripts\python.exe) does not: it starts another process.
+bool imports_python_dll(FileSystem& files, const std::string& program) {
+  pe::ReadParts parts;
+  parts.exports = false;
+  parts.resources = false;
+  auto image = pe::read_image_file(files.content_path(program), parts);
+  if (!image) return true;  // unreadable: not known to be the launcher
+  for (const pe::ImportedDll& import : image->imports) {
+    const std::string lower = ascii_lower(import.dll);
+    if (lower.rfind("python3", 0) == 0 && lower != "python3.dll") return true;
+  }
+  return false;
+}
+
 bool is_store_path(const std::string& path) {
   const std::string lower = ascii_lower(path);
   for (const char* marker :
@@ -44,6 +91,59 @@ bool is_store_path(const std::string& path) {
     if (lower.find(marker) != std::string::npos) return true;
   }
   return false;
+}
+
+}  // namespace
+
+namespace {
+
+// The user site-packages (cpython Lib/site.py, getusersitepackages): %APPDATA%\Python\PythonXY\site-packages,
+// and for the Store Python the package's LocalCache (its WindowsApps folder is read-only, so pip installs
+// there by default). On sys.path before the global site-packages, unless PYTHONNOUSERSITE is set or a venv
+// hides it (DOMAIN.md §2b).
+void find_user_site(const Environment& environment, FileSystem& files, PythonEnvironment& python, bool enabled) {
+  if (!enabled) {
+    python.user_site_why = "not searched: a venv without include-system-site-packages hides the user site";
+    return;
+  }
+  if (auto no_user = environment.variables.find("pythonnousersite");
+      no_user != environment.variables.end() && !no_user->second.value.empty()) {
+    python.user_site_why = fmt::format("not searched: PYTHONNOUSERSITE is set ({})", no_user->second.source);
+    return;
+  }
+  if (python.version.empty()) {
+    python.user_site_why = "not looked for: the Python version is not known (no pythonXY.dll beside the interpreter)";
+    return;
+  }
+  const std::string xy = "Python" + std::string(1, python.version[0]) + python.version.substr(2);
+  auto variable = [&](const char* name, const char* under) -> std::optional<std::string> {
+    if (auto found = environment.variables.find(name); found != environment.variables.end()) return found->second.value;
+    if (environment.profile) return *environment.profile + under;
+    return std::nullopt;
+  };
+  std::optional<std::string> folder;
+  if (python.layout == PythonEnvironment::Layout::Store) {
+    if (auto local = variable("localappdata", "\\AppData\\Local"))
+      folder = fmt::format(
+          "{}\\Packages\\PythonSoftwareFoundation.Python.{}_qbz5n2kfra8p0\\LocalCache\\local-packages\\{}\\site-"
+          "packages",
+          *local, python.version, xy);
+  } else if (auto roaming = variable("appdata", "\\AppData\\Roaming")) {
+    folder = fmt::format("{}\\Python\\{}\\site-packages", *roaming, xy);
+  }
+  if (!folder) {
+    python.user_site_why =
+        "not looked for: the Windows user is not known (--windows-user, or one profile under C:\\Users)";
+    return;
+  }
+  const FolderRef site = resolve_folder(environment, *folder, files);
+  if (!site.exists) {
+    python.user_site_why = fmt::format("{} does not exist", *folder);
+    return;
+  }
+  python.user_site = site.host;
+  python.user_site_why = fmt::format("{}, searched before the global site-packages", *folder);
+  python.site_packages.insert(python.site_packages.begin(), site.host);
 }
 
 }  // namespace
@@ -81,6 +181,7 @@ Result<PythonEnvironment> find_python_environment(const Environment& environment
       }
     }
   }
+  bool system_site = false;
   if (cfg) {
     python.layout = PythonEnvironment::Layout::Venv;
     python.base_prefix = python.prefix;
@@ -88,7 +189,15 @@ Result<PythonEnvironment> find_python_environment(const Environment& environment
       const FolderRef base = resolve_folder(environment, *home, files);
       python.base_prefix = base.host.empty() ? *home : base.host;
       python.why += fmt::format(", home = {}", *home);
+      const auto base_exe = base.exists ? files.find_file(base.host, "python.exe") : std::nullopt;
+      if (base_exe && files.find_file(here.host, base_name(interpreter)) &&
+          !imports_python_dll(files, *files.find_file(here.host, base_name(interpreter)))) {
+        python.launcher = interpreter;
+        python.interpreter = *base_exe;
+      }
     }
+    python.version = major_minor(cfg_value(*cfg, "version").value_or(cfg_value(*cfg, "version_info").value_or("")));
+    system_site = ascii_lower(cfg_value(*cfg, "include-system-site-packages").value_or("")) == "true";
   } else if (files.find_folder(here.host, "conda-meta")) {
     python.layout = PythonEnvironment::Layout::Conda;
     python.why = fmt::format("conda-meta in {}", here.host);
@@ -99,6 +208,8 @@ Result<PythonEnvironment> find_python_environment(const Environment& environment
     python.why = fmt::format("no pyvenv.cfg or conda-meta in {}", here.host);
   }
   if (python.base_prefix.empty()) python.base_prefix = python.prefix;
+  if (python.version.empty()) python.version = version_of_dll(files, folder_of(python.interpreter));
+  if (python.version.empty()) python.version = version_of_store_path(here.windows.value_or(here.host));
   if (!site_packages.empty()) {
     for (const std::string& dir : site_packages) {
       const FolderRef given = resolve_folder(environment, dir, files);
@@ -108,6 +219,11 @@ Result<PythonEnvironment> find_python_environment(const Environment& environment
     return python;
   }
   if (auto site = subfolder(files, python.prefix, {"Lib", "site-packages"})) python.site_packages.push_back(*site);
+  if (system_site && python.base_prefix != python.prefix) {
+    if (auto site = subfolder(files, python.base_prefix, {"Lib", "site-packages"}))
+      python.site_packages.push_back(*site);
+  }
+  find_user_site(environment, files, python, python.layout != PythonEnvironment::Layout::Venv || system_site);
   return python;
 }
 

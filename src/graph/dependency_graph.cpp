@@ -485,6 +485,7 @@ void Builder::add_dll_directories(const std::vector<env::FolderRef>& folders) {
 void Builder::add_load(const LoadCall& call) {
   current_call_ = closure_.loads.size();
   add_dll_directories(call.add_dll_directories);
+  if (call.set_dll_directory) closure_.process.settings.dll_directory = call.set_dll_directory;
   SearchContext context;
   context.flags = call.flags;
   if (resolve::has_path(call.name)) {

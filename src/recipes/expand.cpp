@@ -30,7 +30,7 @@ class Expander {
         expansion_(expansion) {}
 
   Result<bool> startup(const Recipe& recipe) {
-    ExpandedRecipe out{recipe.id, recipe.name, {}, {}, {}, request_.loads.size(), 0};
+    ExpandedRecipe out{recipe.id, recipe.name, {}, {}, {}, request_.loads.size(), 0, recipe.code, {}};
     values_ = base_values();
     origin_ = recipe.id;
     startup_ = true;
@@ -62,12 +62,16 @@ class Expander {
       }
     }
     if (package_dir.empty()) {
-      return Error{
-          fmt::format("--import {}: {} is not installed in this Python environment ({}): no {} folder in {}", id,
-                      top->package, env::layout_name(python_.layout), top->package,
-                      looked.empty() ? "(no site-packages folder found; name one with --site-packages)" : looked)};
+      // Where the user site would have been, and why it was not looked in (PYTHONNOUSERSITE, a venv).
+      const std::string user_site = python_.user_site.empty() && !python_.user_site_why.empty()
+                                        ? "; the user site: " + python_.user_site_why
+                                        : "";
+      return Error{fmt::format(
+          "--import {}: {} is not installed in this Python environment ({}): no {} folder in {}{}", id, top->package,
+          env::layout_name(python_.layout), top->package,
+          looked.empty() ? "(no site-packages folder found; name one with --site-packages)" : looked, user_site)};
     }
-    ExpandedRecipe out{recipe->id, recipe->name, package_dir, {}, {}, request_.loads.size(), 0};
+    ExpandedRecipe out{recipe->id, recipe->name, package_dir, {}, {}, request_.loads.size(), 0, recipe->code, {}};
     values_ = base_values();
     origin_ = "import " + id;
     values_["package"] = package_dir;
@@ -75,6 +79,7 @@ class Expander {
     // The package's own values first, then those each recipe of the chain adds (preload_dlls reads torch's).
     const std::vector<const Recipe*> chain = rules::recipe_chain(rules_, recipe->id);
     for (auto at = chain.rbegin(); at != chain.rend(); ++at) read_values(**at, package_dir, out);
+    out.outside_covers = outside_covers(chain, top->package);
     added_.clear();
     run_chain(*recipe, out);
     out.loads = request_.loads.size() - out.first_load;
@@ -100,6 +105,19 @@ class Expander {
     for (auto at = chain.rbegin(); at != chain.rend(); ++at) {
       if (std::find(imported_.begin(), imported_.end(), (*at)->id) == imported_.end()) run_steps(**at, out);
     }
+  }
+
+  // What the report says when the package's version is one a recipe of the chain does not hold for.
+  std::string outside_covers(const std::vector<const Recipe*>& chain, const std::string& package) const {
+    const auto version = values_.find("version");
+    const auto parts = version == values_.end() ? std::nullopt : leading_version(version->second);
+    if (!parts) return {};
+    for (const Recipe* recipe : chain) {
+      if (!recipe->covers || recipe->covers->contains(*parts)) continue;
+      return fmt::format("the recipe {} holds for {} {} ({}); this is {} {}: its loading code may differ", recipe->id,
+                         package, recipe->covers->text(), recipe->code, package, version->second);
+    }
+    return {};
   }
 
   std::map<std::string, std::string> base_values() const {
@@ -134,7 +152,9 @@ class Expander {
         folder = sub.value_or("");
         file_name = file_name.substr(slash + 1);
       }
-      if (auto file = folder.empty() ? std::nullopt : files_.find_file(folder, file_name)) {
+      if (!attribute.dist_info.empty()) {
+        value = dist_info_version(folder_of(package_dir), attribute.dist_info);
+      } else if (auto file = folder.empty() ? std::nullopt : files_.find_file(folder, file_name)) {
         if (auto text = files_.read_small_file(*file, kSmallFile)) value = env::python_assignment(*text, attribute.key);
       }
       if (!value) continue;
@@ -148,6 +168,19 @@ class Expander {
         values_[attribute.name + "_minor"] = value->substr(dot + 1, end == std::string::npos ? end : end - dot - 1);
       }
     }
+  }
+
+  // The version in the name of a distribution's folder pip wrote: tensorflow-2.10.1.dist-info is 2.10.1.
+  std::optional<std::string> dist_info_version(const std::string& site, const std::string& pattern) {
+    const std::string suffix = ".dist-info";
+    for (const std::string& name : files_.folder_names(site)) {
+      if (name.size() <= suffix.size() || ascii_lower(name.substr(name.size() - suffix.size())) != suffix) continue;
+      const std::string stem = name.substr(0, name.size() - suffix.size());
+      const auto dash = stem.rfind('-');
+      if (dash == std::string::npos || !env::wildcard_match(pattern, stem.substr(0, dash))) continue;
+      return stem.substr(dash + 1);
+    }
+    return std::nullopt;
   }
 
   // Fills the placeholders, innermost first, so that a variable's name may hold one:
@@ -217,8 +250,13 @@ class Expander {
   }
 
   static std::string step_text(const RecipeStep& step, const std::string& target) {
-    if (step.kind == RecipeStep::Kind::NoInheritedPath) return "no_inherited_path";
-    return fmt::format("{} {}", step.kind == RecipeStep::Kind::Load ? "load" : "add_dll_directory", target);
+    switch (step.kind) {
+      case RecipeStep::Kind::NoInheritedPath: return "no_inherited_path";
+      case RecipeStep::Kind::Load: return "load " + target;
+      case RecipeStep::Kind::AddDllDirectory: return "add_dll_directory " + target;
+      case RecipeStep::Kind::SetDllDirectory: return "set_dll_directory " + target;
+    }
+    return target;
   }
 
   StepOutcome run_step(const RecipeStep& step) {
@@ -239,6 +277,12 @@ class Expander {
     outcome.step = step_text(step, *target);
     if (step.kind == RecipeStep::Kind::AddDllDirectory) {
       add_directory(step, *target, outcome);
+    } else if (step.kind == RecipeStep::Kind::SetDllDirectory) {
+      const env::FolderRef folder = env::resolve_folder(environment_, *target, files_);
+      outcome.step = "set_dll_directory " + folder.windows.value_or(folder.host);
+      // SetDllDirectoryW does not check the folder: a missing one is searched for nothing.
+      outcome.outcome = folder.exists ? "set" : "set (the folder does not exist)";
+      dll_directory_ = folder;
     } else {
       load(step, *target, outcome);
     }
@@ -299,9 +343,11 @@ class Expander {
       call.add_dll_directories = std::move(pending_);
       pending_.clear();
       if (step.retry_with_path) call.retry_with_path = added_;
-      call.failure_caught = step.failure_caught;
+      call.set_dll_directory = std::move(dll_directory_);
+      dll_directory_.reset();
+      call.failure_caught = step.failure_caught || step.first_use;
       call.says = step.says;
-      call.origin = origin_;
+      call.origin = step.first_use ? origin_ + ", at first use" : origin_;
       request_.loads.push_back(std::move(call));
     }
     outcome.outcome = names.size() == 1 ? "1 load" : fmt::format("{} loads", names.size());
@@ -314,10 +360,11 @@ class Expander {
   graph::ClosureRequest& request_;
   Expansion& expansion_;
   std::map<std::string, std::string> values_;
-  std::vector<env::FolderRef> added_;    // folders this recipe added (PyTorch's dll_paths)
-  std::vector<env::FolderRef> pending_;  // added since the last load
-  std::string origin_;                   // what the calls are made by: "import torch", "conda"
-  std::vector<std::string> imported_;    // recipes imported so far, in this process
+  std::vector<env::FolderRef> added_;            // folders this recipe added (PyTorch's dll_paths)
+  std::vector<env::FolderRef> pending_;          // added since the last load
+  std::optional<env::FolderRef> dll_directory_;  // SetDllDirectory since the last load
+  std::string origin_;                           // what the calls are made by: "import torch", "conda"
+  std::vector<std::string> imported_;            // recipes imported so far, in this process
   bool startup_ = false;
 };
 

@@ -192,19 +192,26 @@ Json python_json(const recipes::Expansion& expansion) {
       steps.push_back(
           {{"step", step.step}, {"outcome", step.outcome}, {"why", step.why.empty() ? Json(nullptr) : Json(step.why)}});
     }
-    recipes.push_back({{"id", recipe.id},
-                       {"name", recipe.name},
-                       {"package", recipe.package_dir.empty() ? Json(nullptr) : Json(recipe.package_dir)},
-                       {"values", recipe.values},
-                       {"loads", {{"first", recipe.first_load}, {"count", recipe.loads}}},
-                       {"steps", std::move(steps)}});
+    recipes.push_back(
+        {{"id", recipe.id},
+         {"name", recipe.name},
+         {"package", recipe.package_dir.empty() ? Json(nullptr) : Json(recipe.package_dir)},
+         {"values", recipe.values},
+         {"loads", {{"first", recipe.first_load}, {"count", recipe.loads}}},
+         {"steps", std::move(steps)},
+         {"code", recipe.code},
+         {"outside_covers", recipe.outside_covers.empty() ? Json(nullptr) : Json(recipe.outside_covers)}});
   }
   return Json{{"interpreter", python.interpreter},
+              {"launcher", python.launcher.empty() ? Json(nullptr) : Json(python.launcher)},
               {"layout", std::string(env::layout_name(python.layout))},
               {"why", python.why},
+              {"version", python.version.empty() ? Json(nullptr) : Json(python.version)},
               {"prefix", python.prefix},
               {"base_prefix", python.base_prefix},
               {"site_packages", python.site_packages},
+              {"user_site", python.user_site.empty() ? Json(nullptr) : Json(python.user_site)},
+              {"user_site_why", python.user_site_why},
               {"variables_used", expansion.variables_used},
               {"recipes", std::move(recipes)}};
 }
@@ -496,7 +503,20 @@ class TreeWriter {
 // What the recipes did, before the trees of their loads: the environment, then each recipe's steps.
 void append_python_text(std::string& out, const recipes::Expansion& expansion) {
   const env::PythonEnvironment& python = expansion.python;
-  out += wrap(fmt::format("Python: {} ({})", env::layout_name(python.layout), python.why), kTextWidth, "  ") + "\n";
+  out += wrap(fmt::format("Python: {}{} ({})", env::layout_name(python.layout),
+                          python.version.empty() ? std::string() : " " + python.version, python.why),
+              kTextWidth, "  ") +
+         "\n";
+  // Which process loads the DLLs: with a venv's launcher, not the program the user named.
+  if (!python.launcher.empty()) {
+    out += "  " +
+           wrap(fmt::format("process: {} loads every DLL; {} is the venv's launcher, which only starts it",
+                            python.interpreter, python.launcher),
+                kTextWidth - 2, "    ") +
+           "\n";
+  }
+  if (!python.user_site_why.empty())
+    out += "  " + wrap("user site: " + python.user_site_why, kTextWidth - 2, "    ") + "\n";
   for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
     std::string values;
     for (const auto& [name, value] : recipe.values)
@@ -505,6 +525,8 @@ void append_python_text(std::string& out, const recipes::Expansion& expansion) {
                             values.empty() ? std::string() : " (" + values + ")"),
                 kTextWidth, "  ") +
            "\n";
+    if (!recipe.outside_covers.empty())
+      out += "  " + wrap("note: " + recipe.outside_covers, kTextWidth - 2, "    ") + "\n";
     for (const recipes::StepOutcome& step : recipe.steps)
       out += "  " + wrap(step.step + ": " + step.outcome, kTextWidth - 2, "    ") + "\n";
   }

@@ -62,6 +62,9 @@ void shown(graph::Module& module) {
 void shown(recipes::Expansion& expansion) {
   env::PythonEnvironment& python = expansion.python;
   shown(python.interpreter);
+  shown(python.launcher);
+  shown(python.user_site);
+  shown(python.user_site_why);
   shown(python.prefix);
   shown(python.base_prefix);
   shown(python.why);
@@ -69,6 +72,7 @@ void shown(recipes::Expansion& expansion) {
   shown(expansion.variables_used);
   for (recipes::ExpandedRecipe& recipe : expansion.recipes) {
     shown(recipe.package_dir);
+    shown(recipe.outside_covers);
     for (auto& [name, value] : recipe.values) shown(value);
     for (recipes::StepOutcome& step : recipe.steps) {
       shown(step.step);

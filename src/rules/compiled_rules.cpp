@@ -85,7 +85,7 @@ void fields(A& a, DriverMinimum& d) {
 }
 template <typename A>
 void fields(A& a, RecipeAttribute& r) {
-  members<RecipeAttribute>(a, r.name, r.file, r.key, r.package);
+  members<RecipeAttribute>(a, r.name, r.file, r.key, r.package, r.dist_info);
 }
 template <typename A>
 void fields(A& a, RecipeDerived& r) {
@@ -94,7 +94,7 @@ void fields(A& a, RecipeDerived& r) {
 template <typename A>
 void fields(A& a, RecipeStep& s) {
   members<RecipeStep>(a, s.kind, s.target, s.flags, s.if_exists, s.unless_found, s.retry_with_path, s.failure_caught,
-                      s.each, s.when, s.says, s.why, Source{s.source});
+                      s.first_use, s.each, s.when, s.says, s.why, Source{s.source});
 }
 template <typename A>
 void fields(A& a, RecipeRequirement& r) {
@@ -107,7 +107,7 @@ void fields(A& a, RecipeOrder& o) {
 template <typename A>
 void fields(A& a, Recipe& r) {
   members<Recipe>(a, r.id, r.name, r.host, r.applies, r.package, r.extends, r.version, r.attributes, r.derived, r.steps,
-                  r.requirements, r.not_before, r.supported, Source{r.source});
+                  r.requirements, r.not_before, r.supported, r.code, r.covers, Source{r.source});
 }
 template <typename A>
 void fields(A& a, LoadProfile& p) {
@@ -149,7 +149,7 @@ constexpr Severity last_value<Severity>() {
 }
 template <>
 constexpr RecipeStep::Kind last_value<RecipeStep::Kind>() {
-  return RecipeStep::Kind::NoInheritedPath;
+  return RecipeStep::Kind::SetDllDirectory;
 }
 template <>
 constexpr graph::DelayLoadHook::Answer last_value<graph::DelayLoadHook::Answer>() {

@@ -23,12 +23,22 @@ Result<std::uint32_t> flags_at(const std::string& source, std::string_view key, 
 
 Result<RecipeAttribute> read_attribute(const TableReader& in, bool named) {
   RecipeAttribute attribute;
-  auto keys = named ? in.only_keys({"name", "file", "key", "package"}) : in.only_keys({"file", "key"});
+  auto keys = named ? in.only_keys({"name", "file", "key", "package"}) : in.only_keys({"file", "key", "dist_info"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   if (named) {
     assign(in.text("name"), attribute.name, error);
     assign(in.text("package", std::string()), attribute.package, error);
+  }
+  // A version the package's code does not write as a literal (TensorFlow's) is in the name of the folder
+  // pip wrote beside it: <distribution>-<version>.dist-info.
+  if (!named && in.table().get("dist_info")) {
+    assign(in.text("dist_info"), attribute.dist_info, error);
+    if (error) return *error;
+    if (in.table().get("file") || in.table().get("key"))
+      return Error{
+          fmt::format("{}: a version is read from a file (file, key) or a dist-info folder, not both", in.at())};
+    return attribute;
   }
   assign(in.text("file"), attribute.file, error);
   assign(in.text("key"), attribute.key, error);
@@ -39,15 +49,17 @@ Result<RecipeAttribute> read_attribute(const TableReader& in, bool named) {
 Result<RecipeStep> read_step(const TableReader& in) {
   RecipeStep step;
   step.source = in.at();
-  auto keys = in.only_keys({"add_dll_directory", "load", "no_inherited_path", "flags", "if_exists", "unless_found",
-                            "retry_with_path", "failure_caught", "each", "when", "says", "why"});
+  auto keys =
+      in.only_keys({"add_dll_directory", "set_dll_directory", "load", "no_inherited_path", "flags", "if_exists",
+                    "unless_found", "retry_with_path", "failure_caught", "first_use", "each", "when", "says", "why"});
   if (!keys) return keys.error();
   // One kind of call per step.
   const toml::table& table = in.table();
   const int kinds = (table.contains("add_dll_directory") ? 1 : 0) + (table.contains("load") ? 1 : 0) +
-                    (table.contains("no_inherited_path") ? 1 : 0);
+                    (table.contains("no_inherited_path") ? 1 : 0) + (table.contains("set_dll_directory") ? 1 : 0);
   if (kinds != 1) {
-    return Error{fmt::format("{}: a step is one of add_dll_directory, load or no_inherited_path", step.source)};
+    return Error{fmt::format("{}: a step is one of add_dll_directory, set_dll_directory, load or no_inherited_path",
+                             step.source)};
   }
   std::optional<Error> error;
   std::string flags;
@@ -55,6 +67,9 @@ Result<RecipeStep> read_step(const TableReader& in) {
   if (table.contains("add_dll_directory")) {
     step.kind = RecipeStep::Kind::AddDllDirectory;
     assign(in.text("add_dll_directory"), step.target, error);
+  } else if (table.contains("set_dll_directory")) {
+    step.kind = RecipeStep::Kind::SetDllDirectory;
+    assign(in.text("set_dll_directory"), step.target, error);
   } else if (table.contains("load")) {
     step.kind = RecipeStep::Kind::Load;
     assign(in.text("load"), step.target, error);
@@ -67,6 +82,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   assign(in.text("unless_found", std::string()), step.unless_found, error);
   assign(in.flag("retry_with_path", false), step.retry_with_path, error);
   assign(in.flag("failure_caught", false), step.failure_caught, error);
+  assign(in.flag("first_use", false), step.first_use, error);
   assign(in.text("why", std::string()), step.why, error);
   assign(in.texts("each", false), step.each, error);
   assign(in.text("when", std::string()), step.when, error);
@@ -84,8 +100,9 @@ Result<RecipeStep> read_step(const TableReader& in) {
     if (!parsed) return parsed.error();
     step.flags = *parsed;
   }
-  if ((step.retry_with_path || step.failure_caught || !step.says.empty()) && step.kind != RecipeStep::Kind::Load)
-    return Error{fmt::format("{}: retry_with_path, failure_caught and says belong to a load", step.source)};
+  if ((step.retry_with_path || step.failure_caught || step.first_use || !step.says.empty()) &&
+      step.kind != RecipeStep::Kind::Load)
+    return Error{fmt::format("{}: retry_with_path, failure_caught, first_use and says belong to a load", step.source)};
   if ((step.if_exists || !step.unless_found.empty()) && step.kind != RecipeStep::Kind::AddDllDirectory)
     return Error{fmt::format("{}: if_exists and unless_found belong to an add_dll_directory", step.source)};
   return step;
@@ -117,7 +134,7 @@ Result<Recipe> read_recipe(const TableReader& in) {
   Recipe recipe;
   recipe.source = in.at();
   auto keys = in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "derived",
-                            "step", "requirement", "supported", "not_before"});
+                            "step", "requirement", "supported", "not_before", "code", "covers"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), recipe.id, error);
@@ -127,7 +144,20 @@ Result<Recipe> read_recipe(const TableReader& in) {
   assign(in.text("package", std::string()), recipe.package, error);
   assign(in.text("extends", std::string()), recipe.extends, error);
   assign(in.text("supported", std::string()), recipe.supported, error);
+  // Every recipe says whose code it replays: a report's reader must be able to check it.
+  assign(in.text("code"), recipe.code, error);
   if (error) return *error;
+  if (const toml::node* node = in.table().get("covers")) {
+    const toml::table* covers = node->as_table();
+    if (!covers)
+      return Error{fmt::format("{}: covers must be {{ from = ..., before = ... }}", where(in.file(), node->source()))};
+    const TableReader reader(*covers, in.file());
+    auto covers_keys = reader.only_keys({"from", "before"});
+    if (!covers_keys) return covers_keys.error();
+    auto range = detail::read_version_range(reader);
+    if (!range) return range.error();
+    recipe.covers = std::move(range).value();
+  }
   if (recipe.host != "python") return Error{fmt::format("{}: host must be \"python\"", recipe.source)};
   if (recipe.applies != "import" && recipe.applies != "conda" && recipe.applies != "store")
     return Error{fmt::format("{}: applies must be import, conda or store", recipe.source)};

@@ -243,8 +243,9 @@ Scenario load_scenario(const fs::path& file) {
   }
   if (const auto* ids = root.get("finding_ids")) s.finding_ids = string_list(file, *ids, "finding_ids");
   if (const auto* findings = root["findings"].as_array()) {
-    static const std::set<std::string> kFindingKeys = {
-        "id", "failure_mode", "module", "severity", "message_contains", "fix_contains", "fix_excludes", "evidence"};
+    static const std::set<std::string> kFindingKeys = {"id",           "failure_mode",     "module",
+                                                       "severity",     "message_contains", "fix_contains",
+                                                       "fix_excludes", "says_contains",    "evidence"};
     for (const auto& item : *findings) {
       const auto* t = item.as_table();
       if (!t || !t->get("id")) malformed(file, "[[findings]] needs an id");
@@ -260,6 +261,7 @@ Scenario load_scenario(const fs::path& file) {
       f.message_contains = opt_string(file, *t, "message_contains");
       f.fix_contains = opt_string(file, *t, "fix_contains");
       f.fix_excludes = opt_string(file, *t, "fix_excludes");
+      f.says_contains = opt_string(file, *t, "says_contains");
       if (const auto* evidence = t->get("evidence")) {
         const auto* et = evidence->as_table();
         if (!et) malformed(file, "findings.evidence must be a table { \"/pointer\" = value }");
@@ -452,6 +454,10 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
       fail(where + "fix does not contain \"" + *want.fix_contains + "\":\n" + fix);
     if (want.fix_excludes && fix.find(with_root(*want.fix_excludes)) != std::string::npos)
       fail(where + "fix contains \"" + *want.fix_excludes + "\", which does not help here:\n" + fix);
+    std::string says;
+    for (const auto& line : (*got).value("says", json::array())) says += line.get<std::string>() + "\n";
+    if (want.says_contains && says.find(with_root(*want.says_contains)) == std::string::npos)
+      fail(where + "what the user sees does not contain \"" + *want.says_contains + "\":\n" + says);
     for (const auto& [pointer, expected] : want.evidence) {
       json value;
       try {

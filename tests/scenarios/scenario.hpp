@@ -47,6 +47,7 @@ struct JsonExpectation {
 struct FindingExpectation {
   std::string id;
   std::optional<std::string> failure_mode, module, severity, message_contains, fix_contains, fix_excludes;
+  std::optional<std::string> says_contains;  // a line of what the user sees holds this
   // JSON pointers into the finding's evidence and the value there (strings have {root} replaced).
   std::vector<std::pair<std::string, nlohmann::json>> evidence;
 };

@@ -60,10 +60,12 @@ void copy_fixtures(const fs::path& folder, std::initializer_list<const char*> fi
 // The prefix's environment, with the fixtures' msvcp140/vcruntime140 taking precedence over Wine's own
 // and no crash dialog from winedbg. Wine prefers its builtin copy of a DLL it ships wherever a native one
 // is, a load order Windows does not have: vcruntime140_1.dll (onnxruntime.preload_dlls loads it by name)
-// is native first too, and builtin only where the search finds no file.
+// and msvcp140_1.dll (TensorFlow's self_check.py does) are native first too, and builtin only where the
+// search finds no file (Wine's builtin msvcp140_1 beside the fixtures' native msvcp140 fails its
+// initialisation with 1114).
 std::map<std::string, std::string> loader_env(WinePrefix& prefix) {
   auto env = prefix.env();
-  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;vcruntime140_1=n,b;winedbg.exe=d";
+  env["WINEDLLOVERRIDES"] = "msvcp140,vcruntime140=n;vcruntime140_1,msvcp140_1=n,b;winedbg.exe=d";
   return env;
 }
 

@@ -100,6 +100,13 @@ constexpr const char* kStackSummary =
 constexpr NotRun kNotRun[] = {
     {"altered_search_path_finds_dependency", kProbedAsHost},
     {"healthy_plugin_altered_search_path_own_onnxruntime", kOwnWindowsFolders},
+    {"framework_ctranslate2_cuda_path_set_dll_directory", kOwnWindowsFolders},
+    {"framework_ctranslate2_cudnn_siblings_missing", kOwnWindowsFolders},
+    {"framework_tensorflow_210_eight_libraries", kOwnWindowsFolders},
+    {"framework_user_site_python_org", kOwnWindowsFolders},
+    {"framework_user_site_store_tensorflow", kOwnWindowsFolders},
+    {"framework_venv_launcher_base_folder", kOwnWindowsFolders},
+    {"framework_recipe_outside_its_versions", kRecipe},
     {"delay_load_hook_file_missing", kProbedAsHost},
     {"delay_load_hooks_node_addon", kProbedAsHost},
     {"api_set_resolved_by_schema", kProbedAsHost},

@@ -55,6 +55,9 @@ struct Environment {
   // process started before they changed still has the old value (DOMAIN.md §5).
   std::optional<std::string> machine_path;
   std::optional<std::string> user_path;
+  // The Windows user profile ("C:\Users\ana") whose registry PATH was read (--windows-user, or the only
+  // profile under the sysroot): its Python user site is the one a process of that user searches.
+  std::optional<std::string> profile;
   // Other environment variables the process has, for load recipes ({env:CUDA_PATH}): lower-cased name
   // -> value and where it came from ("--setenv", "registry: machine", "registry: user").
   struct Variable {

@@ -79,6 +79,8 @@ struct LoadCall {
   std::string name;  // a bare name or a path
   std::uint32_t flags = 0;
   std::vector<env::FolderRef> add_dll_directories;  // AddDllDirectory calls made just before this one
+  // SetDllDirectoryW made just before this one: from this call on, the process's folder of that name.
+  std::optional<env::FolderRef> set_dll_directory;
   // PyTorch's fallback: when this call fails with 126, the process puts these folders first on PATH and
   // calls LoadLibraryW(name) again.
   std::vector<env::FolderRef> retry_with_path;

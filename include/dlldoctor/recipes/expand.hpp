@@ -30,6 +30,10 @@ struct ExpandedRecipe {
   std::map<std::string, std::string> values;  // version and attributes read from the package's files
   std::vector<StepOutcome> steps;
   std::size_t first_load = 0, loads = 0;  // its calls in ClosureRequest::loads
+  std::string code;                       // the loading code it replays (Recipe::code)
+  // The package's version is outside the versions the recipe holds for (Recipe::covers): what the report
+  // says then ("the recipe holds for torch 2.0 to 2.9; this is 3.1.0: its loading code may differ"), else empty.
+  std::string outside_covers;
 };
 
 struct Expansion {

@@ -20,6 +20,9 @@ struct RecipeAttribute {
   std::string file;     // relative to the package folder
   std::string key;      // the Python assignment read from it
   std::string package;  // another package's folder in the same site-packages ("torch"); empty: the recipe's
+  // A version only: the name of the distribution's folder in site-packages, '*' allowed ("tensorflow*" for
+  // tensorflow-2.10.1.dist-info or tensorflow_gpu-2.10.1.dist-info); file and key are then empty.
+  std::string dist_info;
 };
 
 // A value looked up from another: cuFFT's major is 11 for CUDA 12 and 12 for CUDA 13.
@@ -30,9 +33,10 @@ struct RecipeDerived {
 };
 
 struct RecipeStep {
-  enum class Kind { AddDllDirectory, Load, NoInheritedPath };
+  enum class Kind { AddDllDirectory, Load, NoInheritedPath, SetDllDirectory };
   Kind kind = Kind::Load;
-  // AddDllDirectory: a folder; Load: a path, a glob ('*' in the file name), or a bare name. Placeholders
+  // AddDllDirectory, SetDllDirectory: a folder; Load: a path, a glob ('*' in the file name), or a bare name.
+  // SetDllDirectory takes effect from the next load on, process-wide, as SetDllDirectoryW does. Placeholders
   // ({package}, {prefix}, {cuda}, {env:NAME|default}) are filled when the recipe is expanded; a step whose
   // placeholder has no value is skipped, and the report says why.
   std::string target;
@@ -41,6 +45,9 @@ struct RecipeStep {
   std::string unless_found;      // skip when a file matching this glob is in a folder added so far
   bool retry_with_path = false;  // on 126: the added folders first on PATH, then LoadLibraryW
   bool failure_caught = false;   // the code catches a failed load and goes on (try/except: print)
+  // Made when the library is first used, after the import (CTranslate2's cuBLAS at the first encode()):
+  // its failure stops that use, not the import, so the verdict does not wait for it either.
+  bool first_use = false;
   // The step is made once per entry, with {each} the entry and {each_name} its file name.
   std::vector<std::string> each;
   // The step is made only when this holds: "A == B" or "A != B" clauses joined by "and", alternatives
@@ -91,6 +98,10 @@ struct Recipe {
   // The GPU stack its build works with ("CUDA 11.2 and cuDNN 8.1"), for findings about a wrong generation
   // that its own loads meet; empty when the recipe does not say.
   std::string supported;
+  // The loading code this recipe replays: "pytorch/pytorch: torch/__init__.py, _load_dll_libraries".
+  std::string code;
+  // The package versions that code holds for; another version is said in the report (its code may differ).
+  std::optional<VersionRange> covers;
   std::string source;  // file:line
 };
 

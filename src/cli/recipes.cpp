@@ -1,0 +1,48 @@
+// `dlldoctor recipes`: the load recipes --import can replay (issue 27), the shipped ones and those of each
+// --rules folder, with the versions each holds for and the code it stands for.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "dlldoctor/report/recipes_report.hpp"
+
+namespace dlldoctor::cli {
+namespace {
+
+struct RecipesOptions {
+  std::vector<std::string> rules;
+  std::string format = "text";
+  std::string output;
+  std::string argv0;
+};
+
+int run_recipes(const RecipesOptions& options) {
+  auto rule_data = rules::load_rules_for(options.argv0, options.rules);
+  if (!rule_data) {
+    print_message(rule_data.error().message);
+    return kExitFailure;
+  }
+  return write_report(report::recipes_writers(), options.format, *rule_data, options.output, {}, "the recipes");
+}
+
+}  // namespace
+
+Runner setup_recipes(CLI::App& app, const std::string& argv0, bool bind_flags) {
+  auto options = std::make_shared<RecipesOptions>();
+  options->argv0 = argv0;
+  CLI::App* command = app.add_subcommand(
+      "recipes",
+      "List the load recipes --import replays: packages, the versions each holds for, the code it stands for");
+  if (!bind_flags) return {};
+  command->add_option("--rules", options->rules, "More rule files (their recipes are listed too); repeatable");
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember(report::writer_names(report::recipes_writers())))
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "Write the list to this file instead of stdout");
+  command->footer("Examples:\n  dlldoctor recipes\n  dlldoctor recipes --rules my-rules --format json");
+  return [options] { return run_recipes(*options); };
+}
+
+}  // namespace dlldoctor::cli
