@@ -58,7 +58,7 @@ case "${1:-}" in
     # minute, the hive, import library and API set readers and the whole pipeline (one hostile DLL in a
     # world of fixtures) 20 s each; then every test. CTest's summary is the last thing printed;
     # its results also go to build-test/ctest-results.xml, where .ci/run finds which tests were skipped.
-    fuzz/run.sh 20 pe_reader=60 registry_hive import_library api_set pipeline
+    fuzz/run.sh 20 pe_reader=60 registry_hive import_library api_set pipeline machine
     (cd build-test && ctest --output-on-failure -j "$jobs" --output-junit "$PWD/ctest-results.xml")
     ;;
   *)

@@ -31,6 +31,7 @@
 #include "dlldoctor/report/scan_report.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
+#include "report_check.hpp"
 
 #ifndef DLLDOCTOR_FUZZ_FIXTURES_DEFAULT
 #define DLLDOCTOR_FUZZ_FIXTURES_DEFAULT ""
@@ -40,16 +41,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace dlldoctor;
-
-[[noreturn]] void stop(const std::string& message) {
-  std::fprintf(stderr, "pipeline_fuzz: %s\n", message.c_str());
-  std::abort();
-}
-
-std::string setting(const char* variable, const char* fallback) {
-  const char* value = std::getenv(variable);
-  return value && *value ? value : fallback;
-}
+using fuzz::check_json;
+using fuzz::setting;
+using fuzz::stop;
+using fuzz::write_every_format;
 
 struct World {
   fs::path root;  // the sysroot
@@ -88,47 +83,6 @@ void write_file(const fs::path& path, const std::uint8_t* data, std::size_t size
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   if (!out) stop("cannot write " + path.string());
-}
-
-void check_json(const std::string& text) {
-  // json_text promises JSON for any bytes: parse strictly, as a consumer of the report would.
-  if (!nlohmann::json::accept(text)) stop("a writer produced invalid JSON");
-}
-
-// Every format of a report, with and without colours: JSON must parse, the others must say something.
-template <typename View>
-void write_every_format(const report::Writers<View>& writers, const View& view) {
-  for (const report::Writer<View>& writer : writers) {
-    for (bool color : {false, true}) {
-      report::StringSink out;
-      writer.write(out, view, {color});
-      if (writer.name == "json") {
-        check_json(out.text());
-      } else if (out.text().empty()) {
-        stop("an empty " + std::string(writer.name) + " report");
-      }
-    }
-  }
-}
-
-void diagnose_and_report(const graph::ClosureRequest& request, const env::Environment& environment, const World& w) {
-  env::HostFileSystem files;
-  pe::ImageCache images;
-  auto diagnosis = pipeline::diagnose(request, environment, w.rules, {}, files, images);
-  if (!diagnosis) return;  // the program itself unreadable: the CLI's exit 2 with the message
-  if (!diagnosis->rules.problems.empty()) stop("rule engine: " + diagnosis->rules.problems.front());
-  report::ReportInput input;
-  input.tool_version = "fuzz";
-  input.request = &request;
-  input.environment = &environment;
-  input.search_order = diagnosis->search_order;
-  input.closure = &diagnosis->closure;
-  input.findings = &diagnosis->rules.findings;
-  input.rules = &w.rules;
-  input.outcome_error = diagnosis->rules.outcome_error;
-  input.outcome_says = diagnosis->rules.outcome_says;
-  const report::ClosureView view(input);
-  write_every_format(report::closure_writers(), view);
 }
 
 void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w) {
@@ -196,7 +150,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   graph::ClosureRequest startup;
   startup.program = (w.root / "app" / "app.exe").string();
-  diagnose_and_report(startup, *environment, w);
+  // Each diagnosis reads the world afresh, as each run of the CLI does.
+  auto diagnose_and_report = [&](const graph::ClosureRequest& request) {
+    env::HostFileSystem disk;
+    pe::ImageCache images;
+    fuzz::diagnose_and_report(request, *environment, w.rules, disk, images);
+  };
+  diagnose_and_report(startup);
 
   graph::ClosureRequest load;
   load.program = startup.program;
@@ -205,7 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   call.name = "C:\\app\\cudnn64_9.dll";
   call.flags = 0x1100;
   load.loads.push_back(call);
-  diagnose_and_report(load, *environment, w);
+  diagnose_and_report(load);
 
   inspect_and_scan(data, size, w);
   return 0;

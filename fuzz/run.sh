@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the readers of untrusted bytes with libFuzzer (clang-14, ASan + UBSan), SECONDS per target, each
 # starting from fuzz/corpus/<target>. Targets (fuzz/<target>_fuzz.cpp): pe_reader, registry_hive,
-# import_library, api_set, pipeline; all of them when none is named. pipeline (the whole diagnosis on one
+# import_library, api_set, pipeline, machine; all of them when none is named. pipeline (the whole diagnosis on one
 # hostile DLL) starts from the PE reader's seeds and builds its world from build-test/fixtures (made by
 # ./dev.sh test before it fuzzes; DLLDOCTOR_FUZZ_FIXTURES overrides). The committed corpus is copied to a scratch
 # folder first so that it is never modified; crash, leak and timeout reproducers land in
@@ -14,7 +14,7 @@ set -euo pipefail
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET[=SECONDS]...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(pe_reader registry_hive import_library api_set pipeline)
+[ ${#targets[@]} -gt 0 ] || targets=(pe_reader registry_hive import_library api_set pipeline machine)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 

@@ -127,6 +127,8 @@ struct HostLoad {
   // PyTorch's fallback: on error 126, SetEnvironmentVariableW("PATH", these;<PATH at start>) and then
   // LoadLibraryW(name), whose answer is the load's.
   std::vector<std::string> retry_path;
+  // SetDllDirectoryW made just before it (CTranslate2's cuBLAS stub: %CUDA_PATH%\bin at the first call).
+  std::optional<std::string> dll_directory;
 };
 struct HostCalls {
   std::optional<std::uint32_t> default_dirs;  // SetDefaultDllDirectories

@@ -25,9 +25,11 @@ HostCalls host_calls(const graph::ClosureRequest& request) {
   calls.add_dll_dirs = windows_folders(request.settings.user_dirs);
   if (request.settings.dll_directory) calls.dll_directory = windows_folder(*request.settings.dll_directory);
   calls.preload = request.preload;
-  for (const graph::LoadCall& load : request.loads)
+  for (const graph::LoadCall& load : request.loads) {
     calls.loads.push_back(
-        {load.name, load.flags, windows_folders(load.add_dll_directories), windows_folders(load.retry_with_path)});
+        {load.name, load.flags, windows_folders(load.add_dll_directories), windows_folders(load.retry_with_path), {}});
+    if (load.set_dll_directory) calls.loads.back().dll_directory = windows_folder(*load.set_dll_directory);
+  }
   calls.dirs_after_loads = windows_folders(request.dirs_after_loads);
   return calls;
 }

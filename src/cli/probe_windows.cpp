@@ -249,20 +249,20 @@ class HostScript final : public ProcessScript {
     auto add_directory = [&](const std::string& dir) {
       planned.push_back({"AddDllDirectory", {place(dir), 0, 0, 0}, std::nullopt, "AddDllDirectory(" + dir + ")"});
     };
+    auto set_directory = [&](const std::string& dir) {
+      planned.push_back({"SetDllDirectoryW", {place(dir), 0, 0, 0}, std::nullopt, "SetDllDirectoryW(" + dir + ")"});
+    };
     if (calls_.default_dirs)
       planned.push_back(
           {"SetDefaultDllDirectories", {*calls_.default_dirs, 0, 0, 0}, std::nullopt, "SetDefaultDllDirectories"});
     for (const auto& dir : calls_.add_dll_dirs) add_directory(dir);
-    if (calls_.dll_directory)
-      planned.push_back({"SetDllDirectoryW",
-                         {place(*calls_.dll_directory), 0, 0, 0},
-                         std::nullopt,
-                         "SetDllDirectoryW(" + *calls_.dll_directory + ")"});
+    if (calls_.dll_directory) set_directory(*calls_.dll_directory);
     for (const auto& path : calls_.preload)
       planned.push_back({"LoadLibraryExW", {place(path), 0, 0, 0}, std::nullopt, "preloading " + path});
     for (std::size_t i = 0; i < calls_.loads.size(); ++i) {
       const HostLoad& load = calls_.loads[i];
       for (const auto& dir : load.add_dll_dirs) add_directory(dir);
+      if (load.dll_directory) set_directory(*load.dll_directory);
       const std::uint64_t name = place(load.name);
       planned.push_back({"LoadLibraryExW", {name, 0, load.flags, 0}, i, ""});
       if (load.retry_path.empty()) continue;

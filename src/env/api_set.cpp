@@ -9,6 +9,7 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/mapped_file.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/core/shrink_guard.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "env/api_set_table.hpp"
 
@@ -153,28 +154,35 @@ Result<ApiSetSchema> ApiSetSchema::from_bytes(const BoundedReader& bytes) {
   return schema;
 }
 
-Result<ApiSetSchema> ApiSetSchema::from_file(const std::string& path) {
+Result<ApiSetSchema> ApiSetSchema::from_dll(const BoundedReader& dll, const std::string& source) {
   pe::ReadParts headers_only;
   headers_only.imports = false;
   headers_only.exports = false;
   headers_only.resources = false;
-  auto image = pe::read_image_file(path, headers_only);
-  if (!image) return Error{path + ": " + image.error().message};
+  auto image = pe::read_image(dll, headers_only);
+  if (!image) return Error{source + ": " + image.error().message};
 
   const pe::SectionInfo* section = nullptr;
   for (const auto& s : image->sections) {
     if (s.name == ".apiset") section = &s;
   }
-  if (!section) return Error{path + ": no .apiset section"};
-
-  auto file = MappedFile::open(path);
-  if (!file) return Error{path + ": " + file.error().message};
-  auto bytes = file->bytes().sub(section->raw_offset, section->raw_size);
-  if (!bytes) return Error{path + ": .apiset section runs past the end of the file"};
+  if (!section) return Error{source + ": no .apiset section"};
+  auto bytes = dll.sub(section->raw_offset, section->raw_size);
+  if (!bytes) return Error{source + ": .apiset section runs past the end of the file"};
 
   auto schema = from_bytes(*bytes);
-  if (!schema) return Error{path + ": " + schema.error().message};
-  schema->source_ = path;
+  if (!schema) return Error{source + ": " + schema.error().message};
+  schema->source_ = source;
+  return schema;
+}
+
+Result<ApiSetSchema> ApiSetSchema::from_file(const std::string& path) {
+  auto file = MappedFile::open(path);
+  if (!file) return Error{path + ": " + file.error().message};
+  if (file->size() == 0) return Error{path + ": not a PE file: the file is empty"};
+  const ShrinkGuard guard(file->bytes());
+  auto schema = from_dll(file->bytes(), path);
+  if (guard.shrank()) return Error{path + ": " + pe::kShrankWhileRead};
   return schema;
 }
 

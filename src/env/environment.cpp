@@ -1,12 +1,14 @@
 #include "dlldoctor/env/environment.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/env/hive_loader.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
 #include "dlldoctor/env/system_names.hpp"
 
@@ -95,24 +97,22 @@ void add_variables(Environment& environment, const std::map<std::string, std::st
   for (const auto& [name, value] : values) environment.variables[ascii_lower(name)] = {value, source};
 }
 
-Result<SystemHiveFacts> read_system_hive(const std::string& path) {
-  auto hive = RegistryHive::open(path);
-  if (!hive) return hive.error();
-  auto control_set = hive->current_control_set();
+Result<SystemHiveFacts> read_system_hive(const RegistryHive& hive) {
+  auto control_set = hive.current_control_set();
   if (!control_set) return control_set.error();
   SystemHiveFacts facts;
   const std::string session_manager = *control_set + "\\Control\\Session Manager";
-  auto manager = hive->find_key(session_manager);
+  auto manager = hive.find_key(session_manager);
   if (!manager) return manager.error();
   if (!*manager) return facts;
-  auto safe_mode = hive->value(**manager, "SafeDllSearchMode");
+  auto safe_mode = hive.value(**manager, "SafeDllSearchMode");
   if (!safe_mode) return safe_mode.error();
   // Absent means on (the default since Windows XP SP2).
   facts.safe_dll_search_mode = !*safe_mode || (*safe_mode)->number().value_or(1) != 0;
-  auto known = hive->find_key(**manager, "KnownDLLs");
+  auto known = hive.find_key(**manager, "KnownDLLs");
   if (!known) return known.error();
   if (*known) {
-    auto values = hive->values(**known);
+    auto values = hive.values(**known);
     if (!values) return values.error();
     std::vector<std::string> names;
     for (const RegistryValue& value : *values) {
@@ -122,21 +122,56 @@ Result<SystemHiveFacts> read_system_hive(const std::string& path) {
     }
     facts.known_dlls = known_dlls_from(names);
   }
-  auto environment = hive->find_key(**manager, "Environment");
+  auto environment = hive.find_key(**manager, "Environment");
   if (!environment) return environment.error();
   if (*environment) {
     const std::map<std::string, std::string> system{
         {"SystemRoot", "C:\\Windows"}, {"windir", "C:\\Windows"}, {"SystemDrive", "C:"}};
-    auto path_value = hive->value(**environment, "Path");
+    auto path_value = hive.value(**environment, "Path");
     if (!path_value) return path_value.error();
     if (*path_value) {
       if (auto text = (*path_value)->text()) facts.machine_path = expand_environment_strings(*text, system);
     }
-    auto variables = environment_values(*hive, **environment, system);
+    auto variables = environment_values(hive, **environment, system);
     if (!variables) return variables.error();
     facts.variables = std::move(variables).value();
   }
   return facts;
+}
+
+// The names of the variables whose values differ between two readings of an Environment key.
+void changed_variables(const std::map<std::string, std::string>& now, const std::map<std::string, std::string>& before,
+                       std::vector<std::string>& changed) {
+  for (const auto& [name, value] : now) {
+    auto old = before.find(name);
+    if (old == before.end() || old->second != value) changed.push_back(name);
+  }
+  for (const auto& [name, value] : before) {
+    if (!now.count(name)) changed.push_back(name);
+  }
+}
+
+// The note of a hive that was not closed cleanly, with the values its logs gave (issue 28): `changed` names
+// what differs from the primary file alone.
+std::string dirty_hive_note(const LoadedHive& loaded, const std::vector<std::string>& changed) {
+  if (!loaded.logs_applied) return loaded.note;
+  if (!loaded.primary_only)
+    return loaded.note + "; every value read came from the logs (the hive's own header is damaged)";
+  if (changed.empty()) return loaded.note + "; the logs changed none of the values read here";
+  return fmt::format("{}; from the logs: {}", loaded.note, fmt::join(changed, ", "));
+}
+
+// What the SYSTEM hive's logs changed, against the primary file alone.
+std::vector<std::string> changed_system_values(const LoadedHive& loaded, const SystemHiveFacts& now) {
+  std::vector<std::string> changed;
+  if (!loaded.primary_only) return changed;
+  const auto before = read_system_hive(*loaded.primary_only);
+  if (!before) return {"every value (the hive alone cannot be read: " + before.error().message + ")"};
+  if (before->machine_path != now.machine_path) changed.push_back("the machine PATH");
+  if (before->known_dlls != now.known_dlls) changed.push_back("KnownDLLs");
+  if (before->safe_dll_search_mode != now.safe_dll_search_mode) changed.push_back("SafeDllSearchMode");
+  changed_variables(now.variables, before->variables, changed);
+  return changed;
 }
 
 // A folder next to `missing` whose name starts with the last part of `missing` (and is longer).
@@ -153,6 +188,27 @@ std::optional<FolderRef> completion_of(const Environment& environment, const std
     }
   }
   return std::nullopt;
+}
+
+// HKCU\Environment of a user hive: its Path and its other variables, %VARS% expanded with `known`.
+struct UserEnvironment {
+  std::optional<std::string> path;
+  std::map<std::string, std::string> variables;
+};
+Result<UserEnvironment> user_environment(const RegistryHive& hive, const std::map<std::string, std::string>& known) {
+  UserEnvironment out;
+  auto key = hive.find_key("Environment");
+  if (!key) return key.error();
+  if (!*key) return out;
+  auto value = hive.value(**key, "Path");
+  if (!value) return value.error();
+  if (*value) {
+    if (auto text = (*value)->text()) out.path = expand_environment_strings(*text, known);
+  }
+  auto variables = environment_values(hive, **key, known);
+  if (!variables) return variables.error();
+  out.variables = std::move(variables).value();
+  return out;
 }
 
 // The user PATH of one profile under the sysroot (HKCU\Environment in its NTUSER.DAT).
@@ -187,12 +243,9 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
   }
   environment.profile = "C:\\Users\\" + profile;
   const std::string hive_path = *files.find_file(join_path(users.host, profile), "NTUSER.DAT");
-  auto hive = RegistryHive::open(hive_path);
-  auto key = hive ? hive->find_key("Environment") : Result<std::optional<RegistryHive::Key>>(hive.error());
-  auto value = key && *key ? hive->value(**key, "Path") : Result<std::optional<RegistryValue>>(std::nullopt);
-  if (!hive || !key || !value) {
-    const Error& error = !hive ? hive.error() : (!key ? key.error() : value.error());
-    environment.notes.push_back(fmt::format("{}: {}; the user PATH is not known", hive_path, error.message));
+  auto loaded = load_hive(files, hive_path);
+  if (!loaded) {
+    environment.notes.push_back(fmt::format("{}: {}; the user PATH is not known", hive_path, loaded.error().message));
     return;
   }
   std::map<std::string, std::string> known{{"USERPROFILE", "C:\\Users\\" + profile},
@@ -202,18 +255,24 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
                                            {"USERNAME", profile},
                                            {"LOCALAPPDATA", "C:\\Users\\" + profile + "\\AppData\\Local"},
                                            {"APPDATA", "C:\\Users\\" + profile + "\\AppData\\Roaming"}};
-  if (*value) {
-    if (auto text = (*value)->text()) environment.user_path = expand_environment_strings(*text, known);
-  }
   for (const auto& [name, variable] : environment.variables) known.emplace(name, variable.value);
-  auto variables = environment_values(*hive, **key, known);
-  if (!variables) {
-    environment.notes.push_back(
-        fmt::format("{}: {}; the user's variables are not known", hive_path, variables.error().message));
+  auto values = user_environment(loaded->hive, known);
+  if (!values) {
+    environment.notes.push_back(fmt::format("{}: {}; the user PATH is not known", hive_path, values.error().message));
     return;
   }
+  if (loaded->dirty) {
+    std::vector<std::string> changed;
+    if (loaded->primary_only) {
+      const auto before = user_environment(*loaded->primary_only, known);
+      if (!before || before->path != values->path) changed.push_back("the user PATH");
+      if (before) changed_variables(values->variables, before->variables, changed);
+    }
+    environment.notes.push_back(dirty_hive_note(*loaded, changed));
+  }
+  environment.user_path = values->path;
   // A user variable hides the machine's of the same name (PATH, read above, is the one joined).
-  add_variables(environment, *variables, "registry: user (" + profile + ")");
+  add_variables(environment, values->variables, "registry: user (" + profile + ")");
 }
 
 }  // namespace
@@ -360,7 +419,9 @@ bool assumes_system_dll(const Environment& environment, const DllName& name, boo
 void use_system_api_sets(Environment& environment, FileSystem& files) {
   auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll");
   if (!schema_file) return;
-  auto schema = ApiSetSchema::from_file(*schema_file);
+  auto contents = read_contents(files, *schema_file);
+  auto schema =
+      contents ? ApiSetSchema::from_dll(contents->bytes, *schema_file) : Result<ApiSetSchema>(contents.error());
   if (schema) {
     environment.api_sets = std::move(schema).value();
   } else {
@@ -446,11 +507,13 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     const FolderRef config = resolve_folder(environment, "C:\\Windows\\System32\\config", files);
     auto system_hive = config.exists ? files.find_file(config.host, "SYSTEM") : std::nullopt;
     if (system_hive) {
-      auto facts = read_system_hive(*system_hive);
+      auto loaded = load_hive(files, *system_hive);
+      auto facts = loaded ? read_system_hive(loaded->hive) : Result<SystemHiveFacts>(loaded.error());
       if (facts) {
         hive = std::move(facts).value();
         environment.machine_path = hive.machine_path;
         add_variables(environment, hive.variables, "registry: machine");
+        if (loaded->dirty) environment.notes.push_back(dirty_hive_note(*loaded, changed_system_values(*loaded, hive)));
       } else {
         environment.notes.push_back(
             fmt::format("{}: {}; registry settings not used", *system_hive, facts.error().message));

@@ -8,6 +8,7 @@
 #endif
 
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/core/mapped_file.hpp"
 
 namespace dlldoctor::env {
 
@@ -20,6 +21,18 @@ std::string join_path(const std::string& folder, std::string_view name) {
 #else
   return folder + "/" + std::string(name);
 #endif
+}
+
+Result<FileContents> read_contents(FileSystem& files, const std::string& path) {
+  if (auto bytes = files.memory_bytes(path)) {
+    const BoundedReader view(bytes->data(), bytes->size());
+    return FileContents{std::move(bytes), view};
+  }
+  auto file = MappedFile::open(files.content_path(path));
+  if (!file) return Error{path + ": " + file.error().message};
+  auto shared = std::make_shared<const MappedFile>(std::move(file).value());
+  const BoundedReader view = shared->bytes();
+  return FileContents{std::move(shared), view};
 }
 
 namespace {

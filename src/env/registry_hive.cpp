@@ -103,14 +103,28 @@ std::optional<std::uint64_t> RegistryValue::number() const {
 // ---------------------------------------------------------------------------------------------------------
 // Opening
 
+std::uint32_t hive_base_block_checksum(const BoundedReader& block) {
+  std::uint32_t checksum = 0;
+  for (std::uint64_t at = 0; at < 508; at += 4) checksum ^= block.u32(at).value_or(0);
+  if (checksum == 0) return 1;
+  if (checksum == 0xffffffff) return 0xfffffffe;
+  return checksum;
+}
+
 Result<RegistryHive> RegistryHive::open(const std::string& path, const HiveLimits& limits) {
   auto file = MappedFile::open(path);
   if (!file) return Error{path + ": " + file.error().message};
   auto shared = std::make_shared<const MappedFile>(std::move(file.value()));
-  auto hive = from_bytes(shared->bytes(), limits);
-  if (!hive) return Error{path + ": " + hive.error().message};
-  hive->file_ = std::move(shared);
-  hive->source_ = path;
+  const BoundedReader bytes = shared->bytes();
+  return from_owned(std::move(shared), bytes, path, limits);
+}
+
+Result<RegistryHive> RegistryHive::from_owned(std::shared_ptr<const void> owner, const BoundedReader& bytes,
+                                              const std::string& source, const HiveLimits& limits) {
+  auto hive = from_bytes(bytes, limits);
+  if (!hive) return Error{source + ": " + hive.error().message};
+  hive->owner_ = std::move(owner);
+  hive->source_ = source;
   return hive;
 }
 
@@ -119,12 +133,7 @@ Result<RegistryHive> RegistryHive::from_bytes(const BoundedReader& bytes, const 
   if (!has_signature(bytes, "re") || *bytes.u16(2) != 0x6667)  // "regf"
     return Error{"registry hive: no regf signature"};
 
-  // The header checksum is the XOR of its first 127 dwords, with 0 and ~0 remapped (Suhanov §"Base block").
-  std::uint32_t checksum = 0;
-  for (std::uint64_t at = 0; at < 508; at += 4) checksum ^= *bytes.u32(at);
-  if (checksum == 0) checksum = 1;
-  if (checksum == 0xffffffff) checksum = 0xfffffffe;
-  if (checksum != *bytes.u32(508)) return Error{"registry hive: header checksum mismatch"};
+  if (hive_base_block_checksum(bytes) != *bytes.u32(508)) return Error{"registry hive: header checksum mismatch"};
 
   const std::uint32_t major = *bytes.u32(20);
   const std::uint32_t minor = *bytes.u32(24);

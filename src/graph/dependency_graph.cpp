@@ -38,9 +38,17 @@ struct Edge {
   LoadKind kind;
 };
 
+// A module's exports as the loader looks them up: names by binary search (the export name table is sorted
+// by name, and this index is the same order over the image's items: no copy of a name), ordinals by number.
 struct ExportIndex {
-  std::unordered_map<std::string, const pe::ExportItem*> by_name;
+  std::vector<std::pair<std::string_view, const pe::ExportItem*>> by_name;  // sorted by name
   std::unordered_map<std::uint32_t, const pe::ExportItem*> by_ordinal;
+
+  const pe::ExportItem* named(std::string_view name) const {
+    auto found = std::lower_bound(by_name.begin(), by_name.end(), name,
+                                  [](const auto& entry, std::string_view wanted) { return entry.first < wanted; });
+    return found != by_name.end() && found->first == name ? found->second : nullptr;
+  }
 };
 
 // What an importer (or a forwarder) asks an export table for: a name, else an ordinal.
@@ -52,6 +60,10 @@ struct ExportKey {
 
 // Forwarders can chain; real chains are one or two long, hostile ones loop.
 constexpr int kMaxForwarderDepth = 16;
+// How deep a chain of imports is followed: a program, its DLLs and theirs are a dozen levels at most (torch:
+// python.exe -> _C.pyd -> torch_python.dll -> torch_cuda.dll -> cudnn64_9.dll -> ...); a crafted chain of
+// 60,000 DLLs, each importing the next, overflowed the stack (issue 28). The walk recurses once per level.
+constexpr int kMaxImportDepth = 256;
 
 class Builder {
  public:
@@ -108,6 +120,7 @@ class Builder {
   std::map<const pe::Image*, ExportIndex> export_indexes_;
   std::size_t late_cursor_ = 0;
   std::optional<std::size_t> current_call_;  // the LoadLibrary call whose loads are being made
+  bool depth_cut_ = false;                   // a chain was cut at kMaxImportDepth (said once)
 };
 
 void Builder::link(std::size_t from, std::size_t to, LoadKind kind) {
@@ -295,7 +308,16 @@ std::size_t Builder::request(std::string_view name, LoadKind kind, const SearchC
   const std::optional<std::string> api_set_host = resolution.api_set_host;
   const bool has_image = resolution.image != nullptr;
   if (api_set_host) request(*api_set_host, kind, context, closure_.modules[index].name, depth + 1, index);
-  if (has_image) expand_imports(index, kind, context);
+  if (has_image && closure_.modules[index].depth < kMaxImportDepth) {
+    expand_imports(index, kind, context);
+  } else if (has_image && !depth_cut_) {
+    depth_cut_ = true;
+    closure_.notes.push_back(
+        fmt::format("the chain of imports that reaches {} is {} modules deep: the imports of {} and of the modules "
+                    "below it are not followed, so what they need is not checked (no real program's chain is a "
+                    "tenth as deep)",
+                    closure_.modules[index].name, kMaxImportDepth, closure_.modules[index].name));
+  }
   return index;
 }
 
@@ -344,20 +366,25 @@ const ExportIndex& Builder::exports_of(const pe::Image& image) {
   if (found != export_indexes_.end()) return found->second;
   ExportIndex index;
   if (image.exports) {
+    index.by_name.reserve(image.exports->items.size());
     for (const pe::ExportItem& item : image.exports->items) {
-      if (item.name) index.by_name.emplace(*item.name, &item);
+      if (item.name) index.by_name.emplace_back(*item.name, &item);
       index.by_ordinal.emplace(item.ordinal, &item);
     }
+    // Stable: of two equal names the first listed answers, as the old map's first insertion did.
+    std::stable_sort(index.by_name.begin(), index.by_name.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
   }
   return export_indexes_.emplace(&image, std::move(index)).first->second;
 }
 
 std::optional<std::string> Builder::find_export(std::size_t module, const ExportKey& wanted, LoadKind kind,
                                                 const SearchContext& context, int depth) {
-  // An API set name forwards to its host.
-  while (closure_.modules[module].resolution.api_set_host) {
+  // An API set name forwards to its host (never another set: the resolver follows chains and stops cycles;
+  // the count bounds this loop all the same).
+  for (std::size_t hops = 0; closure_.modules[module].resolution.api_set_host; ++hops) {
     auto host = index_.find(DllName(*closure_.modules[module].resolution.api_set_host));
-    if (host == index_.end()) return std::nullopt;
+    if (host == index_.end() || hops > closure_.modules.size()) return std::nullopt;
     module = host->second;
   }
   const Module& target = closure_.modules[module];
@@ -367,8 +394,7 @@ std::optional<std::string> Builder::find_export(std::size_t module, const Export
   const ExportIndex& index = exports_of(*image);
   const pe::ExportItem* item = nullptr;
   if (wanted.name) {
-    auto found = index.by_name.find(*wanted.name);
-    if (found != index.by_name.end()) item = found->second;
+    item = index.named(*wanted.name);
   } else {
     auto found = index.by_ordinal.find(wanted.ordinal);
     if (found != index.by_ordinal.end()) item = found->second;

@@ -29,8 +29,7 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
   const std::uint32_t ordinals_rva = *header->u32(36);
 
   if (name_rva != 0) {
-    auto name_at = view.at_rva(name_rva);
-    auto name = name_at ? name_at->c_string(0, limits.max_name_length) : std::nullopt;
+    auto name = view.name_at(name_rva, 0, limits.max_name_length);
     if (name) {
       exports.dll_name = std::move(*name);
     } else {
@@ -68,9 +67,13 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
       std::size_t damaged = 0;
       for (std::uint64_t i = 0; i < name_count; ++i) {
         const std::uint16_t index = *ordinals->u16(i * 2);
-        auto name_at = view.at_rva(*names->u32(i * 4));
-        auto name = name_at ? name_at->c_string(0, limits.max_name_length) : std::nullopt;
-        if (!name || index >= function_count) {
+        if (index >= function_count) {
+          ++damaged;
+          continue;
+        }
+        auto name = view.name_at(*names->u32(i * 4), 0, limits.max_name_length);
+        if (view.text_budget_spent()) break;
+        if (!name) {
           ++damaged;
           continue;
         }
@@ -94,8 +97,7 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
     item.rva = rva;
     // An address inside the export directory is a forwarder string, "DLL.function" or "DLL.#ordinal".
     if (rva >= directory.rva && rva < directory_end) {
-      auto forwarder_at = view.at_rva(rva);
-      auto forwarder = forwarder_at ? forwarder_at->c_string(0, limits.max_name_length) : std::nullopt;
+      auto forwarder = view.name_at(rva, 0, limits.max_name_length);
       if (forwarder) {
         item.forwarder = parse_forwarder(std::move(*forwarder));
         if (!item.forwarder->resolvable()) malformed_forwarders.push_back(item.forwarder->text);
@@ -112,6 +114,12 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
       named.name = std::move(name);
       exports.items.push_back(std::move(named));
     }
+  }
+  if (view.text_budget_spent()) {
+    image.warnings.push_back(fmt::format(
+        "export directory: its names and forwarders point at the same bytes again and again, past the name budget "
+        "of this {}-byte file; the rest are not read",
+        view.file().size()));
   }
   if (damaged_forwarders) {
     image.warnings.push_back(fmt::format("export directory: {} forwarder strings are unreadable", damaged_forwarders));

@@ -20,7 +20,11 @@ std::shared_ptr<const Result<Image>> ImageCache::get(const std::string& path, co
   if (found != images_.end() && covers(found->second.parts, parts)) return found->second.image;
   // Earlier callers hold the image they were given; the entry now keeps what both wanted.
   const ReadParts wanted = found == images_.end() ? parts : either(found->second.parts, parts);
-  auto image = std::make_shared<const Result<Image>>(read_image_file(path, wanted));
+  const auto bytes = source_ ? source_(path) : nullptr;
+  auto image = std::make_shared<const Result<Image>>(
+      !bytes           ? read_image_file(path, wanted)
+      : bytes->empty() ? Result<Image>(Error{"not a PE file: the file is empty"})
+                       : read_image(BoundedReader(bytes->data(), bytes->size()), wanted));
   images_[path] = {wanted, image};
   return image;
 }

@@ -11,9 +11,7 @@ constexpr std::uint64_t kDelayDescriptorSize = 32;
 constexpr std::uint64_t kBoundDescriptorSize = 8;
 
 std::optional<std::string> string_at(const PeView& view, std::uint64_t rva, const ReadLimits& limits) {
-  auto at = view.at_rva(rva);
-  if (!at) return std::nullopt;
-  return at->c_string(0, limits.max_name_length);
+  return view.name_at(rva, 0, limits.max_name_length);
 }
 
 // Walks a thunk array (import lookup table or IAT layout: one pointer-sized entry per function, zero
@@ -50,7 +48,14 @@ bool read_thunks(const PeView& view, bool pe32plus, std::uint64_t thunks_rva, st
       if (base != 0) name_rva = *entry >= base ? *entry - base : UINT64_MAX;
       auto at = view.at_rva(name_rva);
       auto hint = at ? at->u16(0) : std::nullopt;
-      auto name = at ? at->c_string(2, limits.max_name_length) : std::nullopt;
+      auto name = hint ? view.name_at(name_rva, 2, limits.max_name_length) : std::nullopt;
+      if (view.text_budget_spent()) {
+        problem = fmt::format(
+            "its names point at the same bytes again and again, past the name budget of this "
+            "{}-byte file; the rest are not read",
+            view.file().size());
+        return false;
+      }
       if (!hint || !name) {
         problem = fmt::format("function name at RVA {} is unreadable", hex(name_rva));
         return false;

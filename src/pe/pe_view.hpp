@@ -67,14 +67,31 @@ class PeView {
 
   const BoundedReader& file() const { return file_; }
 
+  // A NUL-terminated name (a DLL or function name, a forwarder) `offset` bytes into the data at `rva`, at
+  // most `max` bytes, copied only while the file's name budget lasts: nullopt when unreadable or when the
+  // budget is spent (text_budget_spent() tells which). Every distinct name sits in the file once, so the
+  // names of a real file take at most its size; a table whose 2^20 pointers all point at one 4 KiB name (a
+  // 6 MB file asking for 4.3 GB of copies) stops at the budget (issue 28).
+  std::optional<std::string> name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;
+  bool text_budget_spent() const { return text_spent_; }
+
  private:
   // The section whose mapped raw data covers rva, if any.
   const Section* section_of(std::uint64_t rva) const;
+
+  // Bytes of names the file's tables may still make the reader copy, all tables together (mutable: the view
+  // is the one thing every directory parser shares). Sixteen times the file and 1 MiB: a real file needs at
+  // most its size, and the hostile shapes the import limits already stop (65,536 functions of descriptors
+  // that share one thunk array, 4,096 DLLs) keep their own warnings (tests/malformed).
+  static constexpr std::uint64_t kTextBudgetPerByte = 16;
+  static constexpr std::uint64_t kTextBudgetFloor = 1 << 20;
 
   BoundedReader file_;
   BoundedReader headers_;
   std::uint64_t mapped_headers_;
   std::vector<Section> sections_;
+  mutable std::uint64_t text_left_ = kTextBudgetPerByte * file_.size() + kTextBudgetFloor;
+  mutable bool text_spent_ = false;
 };
 
 // Directory parsers, each filling its part of the image or adding warnings. Defined in the .cpp files

@@ -7,6 +7,7 @@
 #include <array>
 
 #include "dlldoctor/core/mapped_file.hpp"
+#include "dlldoctor/core/shrink_guard.hpp"
 #include "pe/pe_view.hpp"
 
 namespace dlldoctor::pe {
@@ -46,6 +47,19 @@ std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
   return std::nullopt;
 }
 
+std::optional<std::string> PeView::name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
+  auto at = at_rva(rva);
+  auto name = at ? at->c_string(offset, max) : std::nullopt;
+  if (!name) return std::nullopt;
+  if (name->size() + 1 > text_left_) {
+    text_left_ = 0;
+    text_spent_ = true;
+    return std::nullopt;
+  }
+  text_left_ -= name->size() + 1;
+  return name;
+}
+
 std::string PeView::why_unreadable(std::uint64_t rva) const {
   const Section* s = section_of(rva);
   if (!s) return "is outside every section";
@@ -62,6 +76,7 @@ constexpr std::uint16_t kPe32PlusMagic = 0x20b;
 constexpr std::uint16_t kFileDll = 0x2000;
 constexpr std::uint16_t kWinCertTypePkcsSignedData = 0x0002;
 constexpr std::uint64_t kPageSize = 0x1000;
+constexpr std::uint32_t kSector = 0x200;
 // Real header areas are a page or two, and tiny PEs' whole images a few hundred bytes; a hostile
 // SizeOfHeaders or SizeOfImage gets no bigger zero-filled copy than this.
 constexpr std::uint64_t kMaxZeroFilledHeaders = 1u << 18;
@@ -195,6 +210,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   image.linker_minor = *optional_header.u8(3);
   image.subsystem = *subsystem;
 
+  const std::uint32_t file_alignment = optional_header.u32(36).value_or(0);
   const std::uint64_t table = opt + optional_size;
   std::vector<Section> sections;
   sections.reserve(section_count);
@@ -205,7 +221,12 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
           fmt::format("section table: only {} of {} section headers are inside the file", i, section_count));
       break;
     }
-    sections.push_back(Section{*header->u32(12), *header->u32(8), *header->u32(20), *header->u32(16)});
+    // The loader reads a section from PointerToRawData rounded down to a 512-byte sector when FileAlignment
+    // is at least that (corkami duphead.asm; pefile's adjust_FileAlignment): an offset 0x1ff past a section's
+    // real start still maps it. Smaller alignments (the flat images) take it as stored.
+    const std::uint32_t stored_raw = *header->u32(20);
+    const std::uint32_t raw = file_alignment >= kSector ? stored_raw & ~(kSector - 1) : stored_raw;
+    sections.push_back(Section{*header->u32(12), *header->u32(8), raw, *header->u32(16)});
     std::string name;
     for (std::uint64_t c = 0; c < 8 && *header->u8(c) != 0; ++c) name += static_cast<char>(*header->u8(c));
     image.sections.push_back(SectionInfo{std::move(name), sections.back().virtual_address, sections.back().virtual_size,
@@ -246,7 +267,10 @@ Result<Image> read_image_file(const std::string& path, const ReadParts& parts, c
   auto mapped = MappedFile::open(path);
   if (!mapped) return mapped.error();
   if (mapped->size() == 0) return Error{"not a PE file: the file is empty"};
-  return read_image(mapped->bytes(), parts, limits);
+  const ShrinkGuard guard(mapped->bytes());
+  auto image = read_image(mapped->bytes(), parts, limits);
+  if (guard.shrank()) return Error{kShrankWhileRead};
+  return image;
 }
 
 }  // namespace dlldoctor::pe

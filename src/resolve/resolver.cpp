@@ -246,6 +246,18 @@ void Resolver::resolve_path(std::string_view name, const ProcessState& process, 
     }
   }
   choose(resolution, policy_, images);
+  // A path names one file: there is nothing to skip to, so even a loader that skips wrong-machine files
+  // during a search (Wine, Dependencies: --wrong-machine skip) fails with 193 on it (Wine's probe of
+  // finding_error_text_193_load_library).
+  if (resolution.failure != Failure::NotFound || resolution.candidates.empty()) return;
+  const Candidate& last = resolution.candidates.back();
+  if (last.step == SearchStep::Explicit &&
+      (last.verdict == Verdict::WrongMachine || last.verdict == Verdict::NotLoadable)) {
+    resolution.failure = Failure::BadImage;
+    resolution.found_by = last.step;
+    resolution.path = last.path;
+    resolution.windows_path = last.windows_path;
+  }
 }
 
 Resolution Resolver::resolve(std::string_view name, const ProcessState& process, const SearchContext& context,
@@ -262,6 +274,22 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
   if (env::ApiSetSchema::is_api_set_name(key)) {
     resolution.found_by = SearchStep::ApiSet;
     resolution.api_set_host = environment_.api_sets.resolve(key, importer);
+    // A host that is itself an API set name: no Windows schema has one, a crafted one may chain sets, or
+    // loop (issue 28: the closure followed such a loop forever). The chain is followed to a DLL, each set
+    // once; a set met again is a cycle, and the import is unresolved.
+    std::vector<std::string> chain{key};
+    while (resolution.api_set_host && env::ApiSetSchema::is_api_set_name(*resolution.api_set_host)) {
+      const std::string next = DllName(*resolution.api_set_host).key();
+      const bool again = std::find(chain.begin(), chain.end(), next) != chain.end();
+      chain.push_back(next);
+      if (again) {
+        resolution.api_set_host.reset();
+        resolution.api_set_cycle = std::move(chain);
+        resolution.failure = Failure::NotFound;
+        return resolution;
+      }
+      resolution.api_set_host = environment_.api_sets.resolve(next, importer);
+    }
     if (resolution.api_set_host) return resolution;
     // Only a real schema proves a set absent: the built-in table is one Windows build's, and a name it
     // does not know may be a newer set (DECISIONS.md, "Assumed API sets"). One it lists without a host is

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "dlldoctor/core/paths.hpp"
+#include "rules/detectors/common.hpp"
 
 namespace dlldoctor::rules {
 
@@ -34,12 +35,7 @@ const std::string* says_for(const std::map<std::string, std::string>& says, int 
 
 namespace {
 
-const graph::Module* module_named(const graph::Closure& closure, const std::string& name) {
-  for (const graph::Module& m : closure.modules) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
-}
+using detail::module_named;
 
 std::string shown_path(const env::Environment& environment, const std::string& path) {
   return env::windows_path_of(environment, path).value_or(path);
@@ -56,19 +52,20 @@ std::string import_name(const std::string& file) {
 
 namespace {
 
-// The LoadLibrary call whose failure `module` is part of: the one that brought it in, or, for a module of a
-// host's start-up (context, not the question), the first call whose outcome names it.
+// The LoadLibrary call whose failure `module` is part of: the first call whose outcome names it (a module
+// one call misses and a later call finds, after an AddDllDirectory between them, failed the earlier call,
+// and that call's words are what the user sees), else the call that brought it in.
 std::optional<std::size_t> failing_call(const RuleInput& input, const graph::Module& module) {
-  if (module.load_call) return module.load_call;
-  if (!input.request.program_is_host) return std::nullopt;
   const auto& loads = input.closure.loads;
-  for (std::size_t i = 0; i < loads.size(); ++i) {
+  // A program's own start-up is not a call: only a host's calls are the question.
+  for (std::size_t i = 0; input.request.program_is_host && i < loads.size(); ++i) {
+    if (loads[i].ok) continue;
     const auto& missing = loads[i].missing;
     if (std::any_of(missing.begin(), missing.end(), [&](const graph::MissingDll& m) { return m.dll == module.name; }))
       return i;
     if (loads[i].cause && &input.closure.modules[*loads[i].cause] == &module) return i;
   }
-  return std::nullopt;
+  return module.load_call;
 }
 
 }  // namespace

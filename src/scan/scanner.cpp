@@ -8,6 +8,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/mapped_file.hpp"
+#include "dlldoctor/core/shrink_guard.hpp"
 #include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "scan/walker.hpp"
@@ -102,7 +103,13 @@ class Walk {
         ++busy_;
       }
       found_folders.clear();
-      list_folder(folder, options_, found_folders, found_files, counters, seen_folders_);
+      // An exception in a worker thread would end the process (std::terminate): the folder is reported as
+      // unreadable instead, and the walk goes on (issue 28).
+      try {
+        list_folder(folder, options_, found_folders, found_files, counters, seen_folders_);
+      } catch (const std::exception&) {
+        counters.unreadable.push_back(folder);
+      }
       {
         std::lock_guard<std::mutex> lock(mutex_);
         for (auto& sub : found_folders) pending_.push_back(std::move(sub));
@@ -176,7 +183,12 @@ CandidateRead read_candidate(ScannedFile& file) {
   pe::ReadParts parts;
   parts.imports = false;
   parts.exports = false;
+  const ShrinkGuard guard(mapped->bytes());
   auto image = pe::read_image(mapped->bytes(), parts);
+  if (guard.shrank()) {
+    file.error = pe::kShrankWhileRead;
+    return CandidateRead::Read;
+  }
   if (!image) {
     file.error = image.error().message;
     return CandidateRead::Read;

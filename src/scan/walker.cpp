@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <exception>
+#include <string>
 #endif
 
 namespace dlldoctor::scan {
@@ -39,7 +41,14 @@ void consider(const std::string& folder, const char* name, const ScanOptions& op
   file.name = name;
   file.key = key->first;
   file.backup = key->second;
-  switch (read_candidate(file)) {
+  CandidateRead read = CandidateRead::Read;
+  // A worker's exception would end the process (std::terminate): it becomes this file's entry instead.
+  try {
+    read = read_candidate(file);
+  } catch (const std::exception& e) {
+    file.error = std::string("dlldoctor could not read it: ") + e.what();
+  }
+  switch (read) {
     case CandidateRead::Read: files.push_back(std::move(file)); break;
     case CandidateRead::Vanished:  // listed a moment ago, gone now
       ++counters.vanished;

@@ -37,11 +37,13 @@ const fs::path kWork = DLLDOCTOR_WINE_WORK_DIR;
 // missing .local redirection as dotlocal_folder_redirects. dependency_in_folder_not_on_path: its missing
 // DLL is a forwarder's target; Windows fails start-up, Wine binds a stub and the program starts, dying with
 // 0x80000100 (Wine's unimplemented-function exception) only when it calls it, which probe reads as started.
+// finding_error_text_127_load_library: a missing export, which Wine binds to a stub where Windows fails
+// the call with 127 (DOMAIN.md §7).
 const std::set<std::string> kWineDiffers = {
     "missing_export_wrong_dll_under_right_name", "missing_export_by_ordinal",
     "missing_export_forwarder_target",           "dotlocal_folder_redirects",
     "known_dll_assumed_beats_app_dir",           "dotlocal_file_exe_folder_first_for_full_path",
-    "dependency_in_folder_not_on_path"};
+    "dependency_in_folder_not_on_path",          "finding_error_text_127_load_library"};
 
 std::string c_path(const fs::path& drive_c, const fs::path& host) {
   std::string rel = fs::relative(host, drive_c).string();
@@ -151,6 +153,11 @@ ProbeCommand probe_command(const Scenario& s, const fs::path& root, const fs::pa
       command.winepath += (command.winepath.empty() ? "" : ";") + c_path(drive_c, value.substr(start));
     } else if (flag == "--cwd") {
       command.cwd = value;
+    } else if (flag == "--setenv" && value.find('=') != std::string::npos) {
+      // A variable naming a folder of the tree (CUDA_PATH) names it by its C:\ path in the probed process.
+      const std::size_t equals = value.find('=');
+      command.args.push_back(flag);
+      command.args.push_back(value.substr(0, equals + 1) + windows(value.substr(equals + 1)));
     } else {
       command.args.push_back(flag);
       command.args.push_back(path_flags.count(flag) ? windows(value) : value);

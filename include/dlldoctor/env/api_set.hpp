@@ -26,7 +26,9 @@ class ApiSetSchema {
   // relative to the section start. Windows 7/8 layouts (versions 2 and 4) are reported as unsupported.
   static Result<ApiSetSchema> from_bytes(const BoundedReader& apiset_section);
 
-  // apisetschema.dll: finds its ".apiset" section and reads it.
+  // apisetschema.dll's bytes: finds its ".apiset" section and reads it; `source` names it in messages.
+  static Result<ApiSetSchema> from_dll(const BoundedReader& apisetschema_dll, const std::string& source);
+  // The same, for the file at a host path.
   static Result<ApiSetSchema> from_file(const std::string& apisetschema_dll);
 
   // The host DLL of `name` ("api-ms-win-crt-runtime-l1-1-0.dll", any case, ".dll" optional) as seen by

@@ -3,13 +3,16 @@
 // (a mounted Windows drive on Linux) every lookup goes through a lower-cased index of the folder; each
 // folder is listed at most once per run. Nothing else below the CLI touches the disk for searching.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/bounded_reader.hpp"
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/core/result.hpp"
 
 namespace dlldoctor::env {
 
@@ -32,7 +35,21 @@ class FileSystem {
   // The host file that holds the bytes of `path`: the file itself on a disk; in an overlay, the file a
   // planned copy or rename takes them from. Whoever reads a file's bytes (pe::ImageCache) reads these.
   virtual std::string content_path(const std::string& path) { return path; }
+  // The bytes of a file that lives only in memory (MemoryFileSystem); null for one on a disk, which its
+  // readers map themselves (pe::ImageCache, the hive and API set schema readers).
+  virtual std::shared_ptr<const std::vector<std::uint8_t>> memory_bytes(const std::string& path) {
+    (void)path;
+    return nullptr;
+  }
 };
+
+// A file's whole bytes for a reader that parses them in place (the hive and API set schema readers): the
+// in-memory copy, or the host file mapped. `owner` keeps `bytes` alive.
+struct FileContents {
+  std::shared_ptr<const void> owner;
+  BoundedReader bytes;
+};
+Result<FileContents> read_contents(FileSystem& files, const std::string& path);
 
 // The real disk, with the per-folder index cached for the life of the object.
 class HostFileSystem final : public FileSystem {

@@ -37,6 +37,9 @@ class OverlayFileSystem final : public FileSystem {
   std::optional<std::string> read_small_file(const std::string& path, std::size_t max_bytes) override;
   std::vector<std::string> unreadable_folders() const override;
   std::string content_path(const std::string& path) override;
+  std::shared_ptr<const std::vector<std::uint8_t>> memory_bytes(const std::string& path) override {
+    return below_.memory_bytes(path);
+  }
 
  private:
   struct Added {

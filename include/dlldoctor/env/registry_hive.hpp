@@ -62,6 +62,9 @@ class RegistryHive {
 
   // Maps the file; the hive keeps the mapping alive.
   static Result<RegistryHive> open(const std::string& path, const HiveLimits& limits = {});
+  // `bytes` kept alive by `owner`, which the hive and its copies hold; `source` names it in messages.
+  static Result<RegistryHive> from_owned(std::shared_ptr<const void> owner, const BoundedReader& bytes,
+                                         const std::string& source, const HiveLimits& limits = {});
   // The in-memory entry point: `bytes` must outlive the hive and every copy of it.
   static Result<RegistryHive> from_bytes(const BoundedReader& bytes, const HiveLimits& limits = {});
 
@@ -93,13 +96,16 @@ class RegistryHive {
   Result<bool> for_each_subkey(const KeyNode& node, Visit&& visit) const;
   Result<RegistryValue> read_value(std::uint32_t offset) const;
 
-  std::shared_ptr<const MappedFile> file_;
+  std::shared_ptr<const void> owner_;
   BoundedReader bins_;  // the hive bins data; cell offsets are relative to its start
   std::uint32_t root_ = 0;
   std::uint32_t minor_version_ = 0;
   HiveLimits limits_;
   std::string source_;
 };
+
+// The base block's checksum: the XOR of its first 127 dwords, 0 and ~0 remapped (Suhanov, "Base block").
+std::uint32_t hive_base_block_checksum(const BoundedReader& block);
 
 // ExpandEnvironmentStrings for a value read from a hive: %NAME% (case-insensitive) becomes vars' value;
 // a name that is not in vars stays as written, and its closing % may open the next reference (so a stray

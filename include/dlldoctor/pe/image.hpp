@@ -86,7 +86,7 @@ struct SectionInfo {
   std::string name;  // up to 8 bytes, as stored (long COFF names are not resolved in images)
   std::uint32_t virtual_address = 0;
   std::uint32_t virtual_size = 0;
-  std::uint32_t raw_offset = 0;
+  std::uint32_t raw_offset = 0;  // where the loader reads it: PointerToRawData, sector-aligned (reader.cpp)
   std::uint32_t raw_size = 0;
   std::uint32_t characteristics = 0;  // IMAGE_SCN_* flags
 };

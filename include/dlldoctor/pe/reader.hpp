@@ -38,6 +38,10 @@ struct ReadLimits {
 // warnings on the returned image.
 Result<Image> read_image(const BoundedReader& bytes, const ReadParts& parts = {}, const ReadLimits& limits = {});
 
+// What a file that shrank while it was mapped and read is (core/shrink_guard.hpp): what was parsed is dropped.
+inline constexpr const char* kShrankWhileRead =
+    "the file shrank while it was read (it is being written or replaced): read it again once it is complete";
+
 // The DLL names written in `bytes` as ASCII or UTF-16LE strings (Image::named_in_data says which sections
 // the reader gives it): runs of file-name characters ending in ".dll", without any path before them, each
 // once whatever its case, in order of first appearance, at most max_names.

@@ -43,7 +43,9 @@ class JsonStream {
   explicit JsonStream(Sink& out) : out_(out) {}
   JsonStream(const JsonStream&) = delete;
   JsonStream& operator=(const JsonStream&) = delete;
-  ~JsonStream() { flush(); }
+  // No flush here: a document is written out when its last container closes (finished()); one left open
+  // was cut short by an exception, and a destructor that writes could throw in its turn (issue 28).
+  ~JsonStream() = default;
 
   // A container as the whole document, an element of an array (key empty) or a member of an object.
   void open_object(std::string_view key = {}) { open(key, '{'); }

@@ -58,9 +58,11 @@ struct Resolution {
   std::optional<std::string> windows_path;
   bool assumed = false;                     // a stock system DLL taken as present (no --sysroot)
   std::optional<std::string> api_set_host;  // for API set names: the DLL the schema maps it to
-  std::vector<Candidate> candidates;        // every existing file probed, in search order
-  std::vector<SearchFolder> searched;       // the folders in the order they were searched
-  std::shared_ptr<const pe::Image> image;   // the chosen file, when it was read
+  // An API set whose schema maps it to another set and round to itself ("a -> b -> a"): unresolved (126).
+  std::vector<std::string> api_set_cycle;
+  std::vector<Candidate> candidates;       // every existing file probed, in search order
+  std::vector<SearchFolder> searched;      // the folders in the order they were searched
+  std::shared_ptr<const pe::Image> image;  // the chosen file, when it was read
 };
 
 class Resolver {

@@ -36,6 +36,14 @@ inline Json candidate_json(const resolve::Candidate& c) {
 // Whether a file found on disk is a copy of the DLL `name` (a copy's name is a file name: DllName::of_file).
 inline bool is_copy_of(const env::DllCopy& copy, const DllName& name) { return DllName::of_file(copy.name) == name; }
 
+// The module of the closure of that name (as the closure spells it), if any.
+inline const graph::Module* module_named(const graph::Closure& closure, const std::string& name) {
+  for (const graph::Module& m : closure.modules) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
 inline std::string shown(const resolve::Candidate& c) { return display_path(c.windows_path, c.path); }
 inline std::string shown(const env::DllCopy& c) { return display_path(c.windows_path, c.path); }
 inline std::string shown(const env::FolderRef& f) { return f.windows ? *f.windows : f.host; }

@@ -295,7 +295,9 @@ bool missing_runtime(Context& c) {
       target = folder_of(display_path(m.resolution.windows_path, *m.resolution.path));
     }
   }
-  if (!c.copies.empty()) {
+  // A driver's DLL comes only with its driver: a stray copy elsewhere (a plugin's folder, an old SDK) is
+  // no fix, and copying it would pair the program with a loader that does not match the installed driver.
+  if (!c.copies.empty() && c.family->kind != "driver") {
     const env::DllCopy& copy = *c.copies.front();
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
@@ -392,11 +394,57 @@ void missing_api_set(Context& c) {
   const std::string described = schema.is_builtin() ? "the built-in table of Windows 10/11 x64" : schema.source();
   c.evidence["api_set_schema"] = schema.source();
   std::string variant = "api_set_no_host";
-  if (!schema.lists(c.module.key.key()))
+  if (!c.module.resolution.api_set_cycle.empty()) {
+    variant = "api_set_cycle";
+    c.evidence["api_set_cycle"] = c.module.resolution.api_set_cycle;
+  } else if (!schema.lists(c.module.key.key())) {
     variant = c.module.key.key().rfind("api-ms-win-crt-", 0) == 0 ? "api_set_ucrt" : "api_set";
+  }
+  std::string cycle;
+  for (const std::string& set : c.module.resolution.api_set_cycle) cycle += (cycle.empty() ? "" : " -> ") + set;
   c.sink.emit("not-installed", variant, c.module.name,
-              {{"dll", c.module.name}, {"needed_by", detail::first_needed_by(c.module)}, {"schema", described}},
+              {{"dll", c.module.name},
+               {"needed_by", detail::first_needed_by(c.module)},
+               {"schema", described},
+               {"cycle", cycle}},
               c.evidence, c.severity);
+}
+
+// A DLL one LoadLibrary call does not find and a later call of the same process does (found in a folder
+// an AddDllDirectory or SetDllDirectory made searchable in between, or loaded by then): the module's final
+// state is "found", so no detector above speaks of it, yet the earlier call failed, and the verdict is that
+// failure. The order of the two calls is the cause (issue 26: a failing verdict never stands alone).
+void found_only_later(const RuleInput& input, FindingSink& sink) {
+  const auto& loads = input.closure.loads;
+  const auto& calls = input.request.loads;
+  for (std::size_t i = 0; i < loads.size() && i < calls.size(); ++i) {
+    if (loads[i].ok) continue;
+    for (const graph::MissingDll& missing : loads[i].missing) {
+      const graph::Module* module = detail::module_named(input.closure, missing.dll);
+      if (!module || module->resolution.failure != resolve::Failure::None || !module->resolution.path ||
+          !module->load_call || *module->load_call <= i || *module->load_call >= calls.size())
+        continue;
+      const std::size_t later = *module->load_call;
+      const std::string path = display_path(module->resolution.windows_path, *module->resolution.path);
+      const std::string folder = folder_of(path);
+      auto who = [&](std::size_t call) {
+        return calls[call].origin.empty() ? loads[call].request : calls[call].origin;
+      };
+      sink.emit("found-only-later", "default", module->name,
+                {{"dll", module->name},
+                 {"needed_by", missing.needed_by},
+                 {"call", who(i)},
+                 {"later_call", who(later)},
+                 {"folder", folder},
+                 {"folder_python", Value::python_path(folder)},
+                 {"step", std::string(resolve::step_label(module->resolution.found_by))}},
+                {{"failed_call", loads[i].request},
+                 {"later_call", loads[later].request},
+                 {"path", path},
+                 {"found_by", std::string(resolve::step_name(module->resolution.found_by))}},
+                calls[i].failure_caught ? std::optional<Severity>(Severity::Warning) : std::nullopt);
+    }
+  }
 }
 
 }  // namespace
@@ -448,6 +496,7 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
   not_installed.emit(sink);
   majors.emit(sink);
   emit_sibling_groups(sink, siblings);
+  found_only_later(input, sink);
 }
 
 }  // namespace dlldoctor::rules

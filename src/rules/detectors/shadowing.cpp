@@ -81,11 +81,20 @@ void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
                  {"importer", importer.empty() ? input.closure.modules.front().name : importer},
                  {"call", call_of(input, by ? *by : module)},
                  {"program_folder", detail::shown(input.closure.process.app_dir)},
-                 {"owner", windows_copy ? fmt::format("Windows' own copy ({})", note->windows_component)
-                                        : std::string("another copy")}};
+                 // Windows ships a DLL of this name in System32; whether this very file is that one, or a copy
+                 // an installer put there, no header says for sure.
+                 {"owner", windows_copy ? fmt::format("a name Windows ships there itself: {}", note->windows_component)
+                                        : std::string("another copy")},
+                 {"component", windows_copy ? note->windows_component : std::string()}};
+    const bool newer = chosen_version && beside->file_version && *beside->file_version < *chosen_version;
     std::string effect =
-        "functions it exports since, or fixes it has, are missing: calls fail with error 127 or "
-        "behave as the older release did";
+        older   ? "functions it exports since, or fixes it has, are missing: calls fail with error 127 or behave as "
+                  "the older release did"
+        : newer ? "the copy that loads is newer than the one its importer shipped and was tested with: usually "
+                  "compatible, but what changed between the two releases can change its behaviour"
+        : chosen_version && beside->file_version
+            ? "the same version, but another file (another build, or a patched copy): usually the same behaviour"
+            : "which of the two the importer was built for is not known (a copy has no version resource)";
     if (note && !note->older.empty() && older) {
       std::map<std::string, std::string> values = {{"chosen_version", detail::version_text(chosen_version)},
                                                    {"newer_version", detail::version_text(beside->file_version)},

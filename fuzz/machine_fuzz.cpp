@@ -1,0 +1,146 @@
+// libFuzzer entry point for a hostile machine (issue 28): the DLLs are the fixtures', what is fuzzed is what
+// the machine around them says. The first byte of an input picks the part (modulo kParts), the rest are
+// its bytes:
+//   0  System32\apisetschema.dll            (an API set that names itself as its host hung the closure)
+//   1  System32\config\SYSTEM               (machine PATH, KnownDLLs, SafeDllSearchMode, variables)
+//   2  System32\config\SYSTEM.LOG1          (beside a dirty SYSTEM hive, so the log is replayed)
+//   3  Users\alice\NTUSER.DAT               (the user PATH and variables)
+//   4  one of the shipped rules' TOML files (the next byte picks which; the rest is its text)
+//   5  a snapshot (--env) JSON
+// The world is held in memory (env::MemoryFileSystem, pe::ImageCache reading from it): an input costs no
+// file and no process, so the target runs hundreds of inputs a second where the file-based pipeline target
+// runs a dozen. Each input is diagnosed as the start-up of app.exe (cuDNN on PATH, the MSVC runtime beside
+// it) and of crt_app.exe (the UCRT through API sets), and every report writer formats the result.
+//
+// The fixtures: DLLDOCTOR_FUZZ_FIXTURES (fuzz/run.sh points it at build-test/fixtures), else the build's.
+// The rules: DLLDOCTOR_FUZZ_RULES, else the source's rules/. Seeds: fuzz/corpus/machine (its README).
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/env/memory_file_system.hpp"
+#include "dlldoctor/env/snapshot.hpp"
+#include "dlldoctor/pe/image_cache.hpp"
+#include "dlldoctor/rules/rule_data.hpp"
+#include "report_check.hpp"
+
+#ifndef DLLDOCTOR_FUZZ_FIXTURES_DEFAULT
+#define DLLDOCTOR_FUZZ_FIXTURES_DEFAULT ""
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace dlldoctor;
+
+constexpr std::uint8_t kParts = 6;
+const std::string kRoot = "/w/c";  // the sysroot, in memory only
+const std::string kSchema = kRoot + "/Windows/System32/apisetschema.dll";
+const std::string kSystemHive = kRoot + "/Windows/System32/config/SYSTEM";
+const std::string kUserHive = kRoot + "/Users/alice/NTUSER.DAT";
+
+env::FileBytes read_fixture(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fuzz::stop("cannot read the fixture " + path.string() + ": set DLLDOCTOR_FUZZ_FIXTURES to a build's fixtures");
+  return std::make_shared<const std::vector<std::uint8_t>>(std::istreambuf_iterator<char>(in),
+                                                           std::istreambuf_iterator<char>());
+}
+
+struct World {
+  env::MemoryFileSystem files;  // the healthy machine; each input changes one part of a copy
+  env::FileBytes dirty_system;  // SYSTEM as Windows leaves it after Fast Startup, for the log part
+  std::vector<rules::RuleFile> rule_files;
+  rules::RuleData rules;
+};
+
+const World& world() {
+  static const World built = [] {
+    const fs::path fixtures = fuzz::setting("DLLDOCTOR_FUZZ_FIXTURES", DLLDOCTOR_FUZZ_FIXTURES_DEFAULT);
+    const fs::path x64 = fixtures / "x64";
+    World w;
+    w.files.add_file(kSchema, read_fixture(x64 / "apisetschema.dll"));
+    w.files.add_file(kSystemHive, read_fixture(fixtures / "registry" / "SYSTEM"));
+    w.files.add_file(kUserHive, read_fixture(fixtures / "registry" / "NTUSER.DAT"));
+    w.dirty_system = read_fixture(fixtures / "registry" / "SYSTEM-dirty");
+    for (const char* file : {"app.exe", "crt_app.exe", "msvcp140.dll", "vcruntime140.dll"})
+      w.files.add_file(kRoot + "/app/" + file, read_fixture(x64 / file));
+    for (const auto& entry : fs::directory_iterator(x64)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("cudnn", 0) == 0 && name.size() > 8 && name.compare(name.size() - 8, 8, "64_9.dll") == 0)
+        w.files.add_file(kRoot + "/tools/cudnn/bin/" + name, read_fixture(entry.path()));
+    }
+    w.files.add_file(kRoot + "/tools/cudnn/bin/zlibwapi.dll", read_fixture(x64 / "zlibwapi.dll"));
+    w.files.add_folder(kRoot + "/work");
+    auto files = rules::rule_files(fuzz::setting("DLLDOCTOR_FUZZ_RULES", DLLDOCTOR_FUZZ_RULES_DEFAULT));
+    if (!files || files->empty()) fuzz::stop("no rules: set DLLDOCTOR_FUZZ_RULES to a rules folder");
+    w.rule_files = std::move(files).value();
+    auto rules = rules::parse_rule_files(w.rule_files);
+    if (!rules) fuzz::stop(rules.error().message);
+    w.rules = std::move(rules).value();
+    return w;
+  }();
+  return built;
+}
+
+env::FileBytes bytes_of(const std::uint8_t* data, std::size_t size) {
+  return std::make_shared<const std::vector<std::uint8_t>>(data, data + size);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const World& w = world();
+  if (size == 0) return 0;
+  const std::uint8_t part = data[0] % kParts;
+  const std::uint8_t* rest = data + 1;
+  const std::size_t rest_size = size - 1;
+
+  env::MemoryFileSystem files = w.files;
+  const rules::RuleData* rules = &w.rules;
+  rules::RuleData fuzzed_rules;
+  switch (part) {
+    case 0: files.add_file(kSchema, bytes_of(rest, rest_size)); break;
+    case 1: files.add_file(kSystemHive, bytes_of(rest, rest_size)); break;
+    case 2:
+      files.add_file(kSystemHive, w.dirty_system);
+      files.add_file(kSystemHive + ".LOG1", bytes_of(rest, rest_size));
+      break;
+    case 3: files.add_file(kUserHive, bytes_of(rest, rest_size)); break;
+    case 4: {
+      if (rest_size == 0) return 0;
+      std::vector<rules::RuleFile> rule_files = w.rule_files;
+      rule_files[rest[0] % rule_files.size()].text.assign(reinterpret_cast<const char*>(rest + 1), rest_size - 1);
+      auto parsed = rules::parse_rule_files(rule_files);
+      if (!parsed) return 0;  // refused rules: the CLI's exit 2 with the message
+      fuzzed_rules = std::move(parsed).value();
+      rules = &fuzzed_rules;
+      break;
+    }
+    default: break;
+  }
+
+  env::EnvironmentFlags flags;
+  flags.sysroot = kRoot;
+  flags.assume_system_dlls = true;
+  flags.path = {"C:\\tools\\cudnn\\bin;C:\\gone"};
+  flags.cwd = "C:\\work";
+  auto environment = part == 5 ? env::environment_from_snapshot(
+                                     std::string(reinterpret_cast<const char*>(rest), rest_size), flags, files)
+                               : env::environment_from_flags(flags, files);
+  if (!environment) return 0;  // a machine dlldoctor refuses with a message (exit 2)
+
+  for (const char* program : {"app.exe", "crt_app.exe"}) {
+    graph::ClosureRequest request;
+    request.program = kRoot + "/app/" + program;
+    pe::ImageCache images([&files](const std::string& path) { return files.memory_bytes(path); });
+    fuzz::diagnose_and_report(request, *environment, *rules, files, images);
+  }
+  return 0;
+}
