@@ -24,7 +24,8 @@ measure() {
   local name=$1
   shift
   local stats
-  stats=$( { /usr/bin/time -f '%M %e' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 )
+  /usr/bin/time -f '%M %e' -o "$out/time.txt" "$@" >/dev/null 2>&1 || true
+  stats=$(tail -1 "$out/time.txt")
   printf '  %-34s %10.1f MB %8s s\n' "$name" "$(echo "$stats" | awk '{print $1 / 1024}')" "$(echo "$stats" | awk '{print $2}')"
 }
 

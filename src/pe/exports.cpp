@@ -99,7 +99,7 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
     if (rva >= directory.rva && rva < directory_end) {
       auto forwarder = view.name_at(rva, 0, limits.max_name_length);
       if (forwarder) {
-        item.forwarder = parse_forwarder(std::move(*forwarder));
+        item.forwarder = std::make_shared<const Forwarder>(parse_forwarder(std::move(*forwarder)));
         if (!item.forwarder->resolvable()) malformed_forwarders.push_back(item.forwarder->text);
       } else {
         ++damaged_forwarders;

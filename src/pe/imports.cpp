@@ -96,6 +96,12 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
           fmt::format("import directory: more than {} DLLs; the rest are not listed", limits.max_import_dlls));
       return;
     }
+    // An IAT whose first entry is 0 imports nothing: the loader skips the descriptor without loading its DLL
+    // or reading its name (corkami imports_nothunk.asm; ReactOS LdrpWalkImportDescriptor).
+    if (auto iat = view.at_rva(iat_rva)) {
+      const std::optional<std::uint64_t> first = pe32plus ? iat->u64(0) : std::optional<std::uint64_t>(iat->u32(0));
+      if (first && *first == 0) continue;
+    }
     auto name = string_at(view, name_rva, limits);
     if (!name) {
       image.warnings.push_back(

@@ -165,12 +165,14 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
     return Error{fmt::format("not a PE image: unknown optional header magic {}", hex(*magic))};
 
   // What the loader maps as headers: with SectionAlignment below the page size the whole image is one
-  // mapping of the file, SizeOfImage bytes (corkami's tiny PEs, SectionAlignment 4); otherwise the pages
+  // mapping of the file, the pages holding SizeOfImage bytes (corkami's tiny PEs, SectionAlignment 4; in
+  // tinyXP.asm and tinyW7.asm SizeOfImage is below the file's size, and the imports lie past it in the
+  // same page); otherwise the pages
   // holding SizeOfHeaders bytes (whole pages: corkami foldedhdr.asm keeps its NT headers past a 0x2c-byte
   // SizeOfHeaders). Bytes of that mapping past the end of the file read as zero, so a file that ends inside
   // it is read from a zero-filled copy (tiny PEs whose optional header runs past the end of the file).
   const bool flat = *section_alignment < kPageSize;
-  const std::uint64_t mapped_headers = flat ? *size_of_image : align_up(*size_of_headers, kPageSize);
+  const std::uint64_t mapped_headers = align_up(flat ? *size_of_image : *size_of_headers, kPageSize);
   std::vector<std::uint8_t> zero_filled;
   BoundedReader headers = file;
   if (file.size() < mapped_headers && file.size() < kMaxZeroFilledHeaders) {

@@ -112,10 +112,10 @@ pe::Image stand_in(const std::string& name, const std::string& version, const gr
   }
   std::uint32_t next = 1;
   for (std::uint16_t ordinal : ordinals) {
-    exports.items.push_back({std::nullopt, ordinal, 0x1000, std::nullopt});
+    exports.items.push_back({std::nullopt, ordinal, 0x1000, nullptr});
     next = std::max<std::uint32_t>(next, ordinal + 1u);
   }
-  for (const std::string& function : names) exports.items.push_back({function, next++, 0x1000, std::nullopt});
+  for (const std::string& function : names) exports.items.push_back({function, next++, 0x1000, nullptr});
   image.exports = std::move(exports);
   return image;
 }

@@ -141,8 +141,17 @@ std::string image_json_text(const std::string& path, const pe::Image& image) {
   return sink.text();
 }
 
-void append_image_text(std::string& out, const std::string& path, const pe::Image& image) {
+void put_image_text(Sink& sink, const std::string& path, const pe::Image& image) {
+  std::string out;
   auto it = std::back_inserter(out);
+  // A file's lists can be long (2^20 exports): the text goes out in pieces, so that it is never held whole
+  // beside the image and the terminal filter's copy of it (issue 28).
+  constexpr std::size_t kPiece = 64 * 1024;
+  auto flush_if_long = [&] {
+    if (out.size() < kPiece) return;
+    sink.put(out);
+    out.clear();
+  };
   fmt::format_to(it, "{}\n  {} {} {}, subsystem {}, linker {}.{}\n", path, pe::format_name(image.format),
                  pe::machine_name(image.machine), image.is_dll ? "DLL" : "EXE", subsystem_name(image.subsystem),
                  image.linker_major, image.linker_minor);
@@ -167,6 +176,7 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
       fmt::format_to(it, "    {}{} ({} functions)\n", dll.dll, dll.rva_based ? "" : " (VA-based)",
                      dll.functions.size());
       for (const auto& f : dll.functions) {
+        flush_if_long();
         if (f.name) {
           fmt::format_to(it, "      {}\n", *f.name);
         } else {
@@ -183,6 +193,7 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
     fmt::format_to(it, "  exports of {} (ordinal base {}, {} entries):\n", image.exports->dll_name,
                    image.exports->ordinal_base, image.exports->items.size());
     for (const auto& item : image.exports->items) {
+      flush_if_long();
       fmt::format_to(it, "    {:>5} {}", item.ordinal, item.name ? *item.name : "(by ordinal only)");
       if (item.forwarder) fmt::format_to(it, " -> {}", item.forwarder->text);
       out += '\n';
@@ -196,18 +207,22 @@ void append_image_text(std::string& out, const std::string& path, const pe::Imag
   if (image.has_clr) out += "  .NET assembly (CLR header present)\n";
   fmt::format_to(it, "  signed: {}\n", image.is_signed ? "yes (Authenticode certificate present)" : "no");
   for (const auto& w : image.warnings) fmt::format_to(it, "  warning: {}\n", w);
+  sink.put(out);
+}
+
+void append_image_text(std::string& out, const std::string& path, const pe::Image& image) {
+  StringSink text;
+  put_image_text(text, path, image);
+  out += text.text();
 }
 
 namespace {
 
 void write_text(Sink& sink, const ImageFiles& files, const WriteStyle&) {
-  std::string text;
   for (const std::string& path : files.paths) {
     const Result<pe::Image> image = files.read(path);
     if (!image) continue;  // the reader said why, on stderr
-    text.clear();
-    append_image_text(text, path, *image);
-    sink.put(text);
+    put_image_text(sink, path, *image);
   }
 }
 

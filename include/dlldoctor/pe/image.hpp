@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,10 +63,12 @@ struct Forwarder {
 Forwarder parse_forwarder(std::string text);
 
 struct ExportItem {
-  std::optional<std::string> name;     // empty for ordinal-only exports
-  std::uint32_t ordinal = 0;           // biased (what importers use)
-  std::uint32_t rva = 0;               // address of code/data, or of the forwarder string
-  std::optional<Forwarder> forwarder;  // set when the address points into the export directory
+  std::optional<std::string> name;  // empty for ordinal-only exports
+  std::uint32_t ordinal = 0;        // biased (what importers use)
+  std::uint32_t rva = 0;            // address of code/data, or of the forwarder string
+  // Set when the address points into the export directory. Shared, not optional: few exports forward, and
+  // an optional of three strings made every item of a 2^20-entry table three times its size (issue 28).
+  std::shared_ptr<const Forwarder> forwarder;
 };
 
 struct Exports {

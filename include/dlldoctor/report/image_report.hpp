@@ -22,7 +22,8 @@ void put_version(JsonStream& out, std::string_view key, const std::optional<pe::
 // One file's object as a whole document (with its newline).
 std::string image_json_text(const std::string& path, const pe::Image& image);
 
-// Appends the human-readable listing of one file to `out`.
+// The human-readable listing of one file, written to `sink` in pieces; or appended to `out`.
+void put_image_text(Sink& sink, const std::string& path, const pe::Image& image);
 void append_image_text(std::string& out, const std::string& path, const pe::Image& image);
 
 // The files `dlldoctor inspect` was given, each read when a writer reaches it: a report of 694 files
