@@ -3,14 +3,15 @@
 // its bytes:
 //   0  System32\apisetschema.dll            (an API set that names itself as its host hung the closure)
 //   1  System32\config\SYSTEM               (machine PATH, KnownDLLs, SafeDllSearchMode, variables)
-//   2  System32\config\SYSTEM.LOG1          (beside a dirty SYSTEM hive, so the log is replayed)
+//   2  System32\config\SYSTEM.LOG1          (beside a dirty SYSTEM hive, so the log is replayed; its
+//                                         hashes written anew, so that mutations reach the replay)
 //   3  Users\alice\NTUSER.DAT               (the user PATH and variables)
 //   4  one of the shipped rules' TOML files (the next byte picks which; the rest is its text)
 //   5  a snapshot (--env) JSON
 // The world is held in memory (env::MemoryFileSystem, pe::ImageCache reading from it): an input costs no
-// file and no process, so the target runs hundreds of inputs a second where the file-based pipeline target
-// runs a dozen. Each input is diagnosed as the start-up of app.exe (cuDNN on PATH, the MSVC runtime beside
-// it) and of crt_app.exe (the UCRT through API sets), and every report writer formats the result.
+// file and no process (rates in docs/PERFORMANCE.md, "Hostile machines"). Each input is diagnosed as the start-up of app.exe (cuDNN on PATH, the MSVC runtime beside
+// it) and of crt_app.exe (the UCRT through API sets), and the JSON writer formats the result (the pipeline
+// target runs every writer).
 //
 // The fixtures: DLLDOCTOR_FUZZ_FIXTURES (fuzz/run.sh points it at build-test/fixtures), else the build's.
 // The rules: DLLDOCTOR_FUZZ_RULES, else the source's rules/. Seeds: fuzz/corpus/machine (its README).
@@ -23,8 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/core/bounded_reader.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/memory_file_system.hpp"
+#include "dlldoctor/env/registry_hive.hpp"
+#include "dlldoctor/env/registry_log.hpp"
 #include "dlldoctor/env/snapshot.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
@@ -93,6 +97,32 @@ env::FileBytes bytes_of(const std::uint8_t* data, std::size_t size) {
   return std::make_shared<const std::vector<std::uint8_t>>(data, data + size);
 }
 
+void put32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// A mutated log stops at its hashes (the base block's XOR, each entry's two Marvin32 hashes) before the
+// replay's other checks: the target writes them anew, as a crafted log would have them, so the fuzzer
+// reaches the size, sequence and dirty-page checks and the copies behind them.
+env::FileBytes log_with_hashes(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::uint8_t> log(data, data + size);
+  if (log.size() < 512) return std::make_shared<const std::vector<std::uint8_t>>(std::move(log));
+  put32(log, 508, env::hive_base_block_checksum(BoundedReader(log.data(), 512)));
+  for (std::size_t at = 512; at + 40 <= log.size();) {
+    const BoundedReader entry_head(log.data() + at, log.size() - at);
+    const std::uint32_t entry_size = *entry_head.u32(4);
+    if (*entry_head.u32(0) != 0x454c7648 || entry_size < 40 || entry_size > log.size() - at) break;
+    const std::uint64_t pages_hash = env::marvin32(log.data() + at + 40, entry_size - 40, env::kHiveLogSeed);
+    put32(log, at + 24, static_cast<std::uint32_t>(pages_hash));
+    put32(log, at + 28, static_cast<std::uint32_t>(pages_hash >> 32));
+    const std::uint64_t head_hash = env::marvin32(log.data() + at, 32, env::kHiveLogSeed);
+    put32(log, at + 32, static_cast<std::uint32_t>(head_hash));
+    put32(log, at + 36, static_cast<std::uint32_t>(head_hash >> 32));
+    at += entry_size;
+  }
+  return std::make_shared<const std::vector<std::uint8_t>>(std::move(log));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -110,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 1: files.add_file(kSystemHive, bytes_of(rest, rest_size)); break;
     case 2:
       files.add_file(kSystemHive, w.dirty_system);
-      files.add_file(kSystemHive + ".LOG1", bytes_of(rest, rest_size));
+      files.add_file(kSystemHive + ".LOG1", log_with_hashes(rest, rest_size));
       break;
     case 3: files.add_file(kUserHive, bytes_of(rest, rest_size)); break;
     case 4: {
@@ -140,7 +170,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     graph::ClosureRequest request;
     request.program = kRoot + "/app/" + program;
     pe::ImageCache images([&files](const std::string& path) { return files.memory_bytes(path); });
-    fuzz::diagnose_and_report(request, *environment, *rules, files, images);
+    fuzz::diagnose_and_report(request, *environment, *rules, files, images, /*json_only=*/true);
   }
   return 0;
 }

@@ -8,9 +8,11 @@
 
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/core/shrink_guard.hpp"
 #include "dlldoctor/env/hive_loader.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
 #include "dlldoctor/env/system_names.hpp"
+#include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::env {
 namespace {
@@ -194,6 +196,7 @@ std::optional<FolderRef> completion_of(const Environment& environment, const std
 struct UserEnvironment {
   std::optional<std::string> path;
   std::map<std::string, std::string> variables;
+  std::optional<std::string> variables_problem;  // the variables could not be read; the PATH still counts
 };
 Result<UserEnvironment> user_environment(const RegistryHive& hive, const std::map<std::string, std::string>& known) {
   UserEnvironment out;
@@ -206,8 +209,11 @@ Result<UserEnvironment> user_environment(const RegistryHive& hive, const std::ma
     if (auto text = (*value)->text()) out.path = expand_environment_strings(*text, known);
   }
   auto variables = environment_values(hive, **key, known);
-  if (!variables) return variables.error();
-  out.variables = std::move(variables).value();
+  if (variables) {
+    out.variables = std::move(variables).value();
+  } else {
+    out.variables_problem = variables.error().message;
+  }
   return out;
 }
 
@@ -271,6 +277,10 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
     environment.notes.push_back(dirty_hive_note(*loaded, changed));
   }
   environment.user_path = values->path;
+  if (values->variables_problem) {
+    environment.notes.push_back(
+        fmt::format("{}: {}; the user's variables are not known", hive_path, *values->variables_problem));
+  }
   // A user variable hides the machine's of the same name (PATH, read above, is the one joined).
   add_variables(environment, values->variables, "registry: user (" + profile + ")");
 }
@@ -420,8 +430,11 @@ void use_system_api_sets(Environment& environment, FileSystem& files) {
   auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll");
   if (!schema_file) return;
   auto contents = read_contents(files, *schema_file);
+  std::optional<ShrinkGuard> guard;  // a mapped file may shrink under the read (core/shrink_guard.hpp)
+  if (contents) guard.emplace(contents->bytes);
   auto schema =
       contents ? ApiSetSchema::from_dll(contents->bytes, *schema_file) : Result<ApiSetSchema>(contents.error());
+  if (guard && guard->shrank()) schema = Error{*schema_file + ": " + pe::kShrankWhileRead};
   if (schema) {
     environment.api_sets = std::move(schema).value();
   } else {

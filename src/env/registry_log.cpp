@@ -83,6 +83,12 @@ Replay replay(const BoundedReader& log, std::uint32_t expected, std::vector<std:
       out.stopped = problem("its hive bins size is not a multiple of 4096");
       break;
     }
+    // A hive grows only by bins the logs bring as dirty pages: a size beyond the hive and the whole log
+    // together is a crafted one, which would make this allocate gigabytes for a small file.
+    if (entry_bins > hive.size() - kBaseBlock + log.size()) {
+      out.stopped = problem("its hive bins size is larger than the hive and its log together");
+      break;
+    }
     if (pages == 0 || std::uint64_t{pages} * 8 > size - kEntryHeader) {
       out.stopped = problem("its dirty page count does not fit it");
       break;

@@ -101,7 +101,7 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
       if (forwarder) {
         item.forwarder = std::make_shared<const Forwarder>(parse_forwarder(std::move(*forwarder)));
         if (!item.forwarder->resolvable()) malformed_forwarders.push_back(item.forwarder->text);
-      } else {
+      } else if (!view.text_budget_spent()) {  // past the budget it is said once, below
         ++damaged_forwarders;
       }
     }

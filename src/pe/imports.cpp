@@ -96,12 +96,17 @@ void read_imports(const PeView& view, const DataDirectory& directory, const Read
           fmt::format("import directory: more than {} DLLs; the rest are not listed", limits.max_import_dlls));
       return;
     }
-    // An IAT whose first entry is 0 imports nothing: the loader skips the descriptor without loading its DLL
-    // or reading its name (corkami imports_nothunk.asm; ReactOS LdrpWalkImportDescriptor).
-    if (auto iat = view.at_rva(iat_rva)) {
-      const std::optional<std::uint64_t> first = pe32plus ? iat->u64(0) : std::optional<std::uint64_t>(iat->u32(0));
-      if (first && *first == 0) continue;
-    }
+    // A descriptor whose function list is empty imports nothing: the loader skips it without loading its
+    // DLL or reading its name (corkami imports_nothunk.asm). ReactOS looks at the IAT's first entry, Wine at
+    // the lookup table's (the IAT's when there is none): only where both say empty is it skipped here.
+    auto first_entry = [&](std::uint32_t rva) -> std::optional<std::uint64_t> {
+      auto at = view.at_rva(rva);
+      if (!at) return std::nullopt;
+      return pe32plus ? at->u64(0) : std::optional<std::uint64_t>(at->u32(0));
+    };
+    const auto iat_first = first_entry(iat_rva);
+    const auto lookup_first = lookup_rva != 0 ? first_entry(lookup_rva) : iat_first;
+    if (iat_first == std::uint64_t{0} && lookup_first == std::uint64_t{0}) continue;
     auto name = string_at(view, name_rva, limits);
     if (!name) {
       image.warnings.push_back(

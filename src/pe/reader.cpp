@@ -48,6 +48,7 @@ std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
 }
 
 std::optional<std::string> PeView::name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
+  if (text_spent_) return std::nullopt;  // no more copies, not even one to throw away
   auto at = at_rva(rva);
   auto name = at ? at->c_string(offset, max) : std::nullopt;
   if (!name) return std::nullopt;

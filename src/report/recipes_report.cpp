@@ -51,9 +51,10 @@ void write_json(Sink& sink, const rules::RuleData& rules, const WriteStyle&) {
     const std::string package = package_of(rules, recipe);
     Json covers = nullptr;
     if (recipe.covers) {
-      covers = Json{{"from", recipe.covers->from ? Json(version_text(*recipe.covers->from)) : Json(nullptr)},
-                    {"before", recipe.covers->before ? Json(version_text(*recipe.covers->before)) : Json(nullptr)},
-                    {"text", recipe.covers->text()}};
+      covers = Json{
+          {"from", recipe.covers->from ? Json(dlldoctor::version_text(*recipe.covers->from)) : Json(nullptr)},
+          {"before", recipe.covers->before ? Json(dlldoctor::version_text(*recipe.covers->before)) : Json(nullptr)},
+          {"text", recipe.covers->text()}};
     }
     recipes.push_back({{"id", recipe.id},
                        {"name", recipe.name},

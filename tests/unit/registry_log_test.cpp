@@ -179,6 +179,9 @@ TEST_CASE("damaged logs are refused before a byte of them is applied") {
     log[512 + 40 + 8 + 100] ^= 1;
     refused(log, "hash does not match");
   }
+  SUBCASE("a hive grown past what the hive and the log hold, its hashes right (a small file asking for 256 MiB)") {
+    refused(log_file(7, {log_entry(7, 256u << 20, {{0, 0x11}})}), "larger than the hive and its log together");
+  }
   SUBCASE("a page outside the hive bins the entry itself declares") {
     refused(log_file(7, {log_entry(7, 4096, {{4096, 0x11}})}), "outside");
   }

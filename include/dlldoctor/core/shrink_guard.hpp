@@ -5,6 +5,7 @@
 // zeros instead (a zero page is mapped over the missing page) and shrank() says so; the caller then
 // reports the file as changed while it was read and drops what it parsed. A SIGBUS anywhere else keeps
 // its default action. Windows refuses to shrink a file that has a mapping, so the guard is a no-op there.
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,7 +27,7 @@ class ShrinkGuard {
   friend struct ShrinkGuardAccess;
   std::uintptr_t begin_ = 0;
   std::uintptr_t end_ = 0;
-  volatile int shrank_ = 0;  // written by the signal handler
+  volatile std::sig_atomic_t shrank_ = 0;  // written by the signal handler
   ShrinkGuard* outer_ = nullptr;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <string_view>
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
@@ -35,6 +36,8 @@ inline Json candidate_json(const resolve::Candidate& c) {
 
 // Whether a file found on disk is a copy of the DLL `name` (a copy's name is a file name: DllName::of_file).
 inline bool is_copy_of(const env::DllCopy& copy, const DllName& name) { return DllName::of_file(copy.name) == name; }
+
+inline bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
 // The module of the closure of that name (as the closure spells it), if any.
 inline const graph::Module* module_named(const graph::Closure& closure, const std::string& name) {

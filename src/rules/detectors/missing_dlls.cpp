@@ -342,8 +342,6 @@ std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
   return detail::registry_path_scope(input.environment, folder_of(*copy.windows_path));
 }
 
-bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
-
 bool not_on_search_path(Context& c) {
   if (c.copies.empty()) return false;
   // A copy in a folder the registry PATH has explains more than one found by searching.
@@ -368,8 +366,8 @@ bool not_on_search_path(Context& c) {
                  {"scope", user ? "user" : "machine"},
                  {"scope_name", user ? "User" : "Machine"}},
                 c.evidence, c.severity);
-  } else if (starts_with(copy.source, kNextToImporter) || starts_with(copy.source, kNextToLoaded)) {
-    const bool importer = starts_with(copy.source, kNextToImporter);
+  } else if (detail::starts_with(copy.source, kNextToImporter) || detail::starts_with(copy.source, kNextToLoaded)) {
+    const bool importer = detail::starts_with(copy.source, kNextToImporter);
     const std::string beside = copy.source.substr(std::strlen(importer ? kNextToImporter : kNextToLoaded));
     c.evidence["beside"] = beside;
     c.sink.emit("not-on-search-path", importer ? "next_to_importer" : "next_to_loaded", c.module.name,

@@ -11,8 +11,6 @@
 namespace dlldoctor::rules {
 namespace {
 
-bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
-
 // The folders of the modules whose import tables name `module` (those that loaded from a file).
 std::vector<std::string> importer_folders(const RuleInput& input, const graph::Module& module) {
   std::vector<std::string> folders;
@@ -47,7 +45,7 @@ void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
     const env::DllCopy* beside = nullptr;
     for (const env::DllCopy& copy : input.inventory.copies) {
       if (!detail::is_copy_of(copy, module.key) || copy.path == *r.path) continue;
-      if (!starts_with(copy.source, kBesideImporter) && copy.source != kBesideProgram) continue;
+      if (!detail::starts_with(copy.source, kBesideImporter) && copy.source != kBesideProgram) continue;
       if (copy.machine && !resolve::machine_fits(input.closure.process_machine, *copy.machine)) continue;
       beside = &copy;
       break;
@@ -59,7 +57,7 @@ void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
       continue;
     const bool older = chosen_version && beside->file_version && *chosen_version < *beside->file_version;
     const std::string chosen = display_path(r.windows_path, *r.path);
-    const std::string importer = starts_with(beside->source, kBesideImporter)
+    const std::string importer = detail::starts_with(beside->source, kBesideImporter)
                                      ? beside->source.substr(std::string_view(kBesideImporter).size())
                                      : std::string();
     const graph::Module* by = nullptr;
