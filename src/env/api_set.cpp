@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/mapped_file.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/core/shrink_guard.hpp"
+#include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "env/api_set_table.hpp"
 
@@ -176,12 +176,11 @@ Result<ApiSetSchema> ApiSetSchema::from_dll(const BoundedReader& dll, const std:
   return schema;
 }
 
-Result<ApiSetSchema> ApiSetSchema::from_file(const std::string& path) {
-  auto file = MappedFile::open(path);
-  if (!file) return Error{path + ": " + file.error().message};
-  if (file->size() == 0) return Error{path + ": not a PE file: the file is empty"};
-  const ShrinkGuard guard(file->bytes());
-  auto schema = from_dll(file->bytes(), path);
+Result<ApiSetSchema> ApiSetSchema::from_file(FileSystem& files, const std::string& path) {
+  auto contents = read_contents(files, path);
+  if (!contents) return contents.error();
+  const ShrinkGuard guard(contents->bytes);  // a mapped file may shrink under the read
+  auto schema = from_dll(contents->bytes, path);
   if (guard.shrank()) return Error{path + ": " + pe::kShrankWhileRead};
   return schema;
 }

@@ -8,11 +8,9 @@
 
 #include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/shrink_guard.hpp"
 #include "dlldoctor/env/hive_loader.hpp"
 #include "dlldoctor/env/registry_hive.hpp"
 #include "dlldoctor/env/system_names.hpp"
-#include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::env {
 namespace {
@@ -429,12 +427,7 @@ bool assumes_system_dll(const Environment& environment, const DllName& name, boo
 void use_system_api_sets(Environment& environment, FileSystem& files) {
   auto schema_file = files.find_file(environment.system32.host, "apisetschema.dll");
   if (!schema_file) return;
-  auto contents = read_contents(files, *schema_file);
-  std::optional<ShrinkGuard> guard;  // a mapped file may shrink under the read (core/shrink_guard.hpp)
-  if (contents) guard.emplace(contents->bytes);
-  auto schema =
-      contents ? ApiSetSchema::from_dll(contents->bytes, *schema_file) : Result<ApiSetSchema>(contents.error());
-  if (guard && guard->shrank()) schema = Error{*schema_file + ": " + pe::kShrankWhileRead};
+  auto schema = ApiSetSchema::from_file(files, *schema_file);
   if (schema) {
     environment.api_sets = std::move(schema).value();
   } else {

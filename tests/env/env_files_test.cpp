@@ -27,6 +27,8 @@ namespace reg_type = dlldoctor::env::reg_type;
 
 namespace {
 
+HostFileSystem host_files;  // the disk, where ApiSetSchema::from_file reads the schemas
+
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
 // A fresh, empty folder for one test's tree.
@@ -121,7 +123,7 @@ void check_dword(const std::map<std::string, RegistryValue>& values, const std::
 TEST_CASE("Wine's API set schema" * doctest::test_suite("needs-wine64")) {
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
   if (!have_wine_file(path)) return;
-  auto schema = ApiSetSchema::from_file(path);
+  auto schema = ApiSetSchema::from_file(host_files, path);
   REQUIRE_MESSAGE(schema.ok(), (schema.ok() ? "" : schema.error().message));
   CHECK(schema->source() == path);
   // Wine 8.0's schema, read independently (a Python walk over the .apiset section) while writing this test.
@@ -144,7 +146,7 @@ TEST_CASE("Wine's API set schema" * doctest::test_suite("needs-wine64")) {
 TEST_CASE("the built-in API set table knows every set of Wine's schema" * doctest::test_suite("needs-wine64")) {
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
   if (!have_wine_file(path)) return;
-  auto wine = ApiSetSchema::from_file(path);
+  auto wine = ApiSetSchema::from_file(host_files, path);
   REQUIRE_MESSAGE(wine.ok(), (wine.ok() ? "" : wine.error().message));
   const ApiSetSchema builtin = ApiSetSchema::builtin();
   const std::vector<std::string> contracts = wine->contracts();
@@ -181,7 +183,7 @@ TEST_CASE("a sysroot's apisetschema.dll replaces the built-in API set table" * d
   REQUIRE_MESSAGE(environment.ok(), (environment.ok() ? "" : environment.error().message));
   CHECK(environment->api_sets.source() == (system32 / "apisetschema.dll").string());
   CHECK(environment->api_sets.resolve(name) == "kernel32.dll");
-  CHECK(environment->api_sets.size() == ApiSetSchema::from_file(wine_schema)->size());
+  CHECK(environment->api_sets.size() == ApiSetSchema::from_file(host_files, wine_schema)->size());
 
   // The same sysroot without the file keeps the built-in table.
   fs::remove(system32 / "apisetschema.dll");
@@ -232,8 +234,8 @@ TEST_CASE("a PE without an .apiset section is not a schema" * doctest::test_suit
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
   const std::string kernel32 = path.substr(0, path.rfind('/')) + "/kernel32.dll";
   if (!have_wine_file(kernel32)) return;
-  CHECK_FALSE(ApiSetSchema::from_file(kernel32).ok());
-  CHECK_FALSE(ApiSetSchema::from_file(kernel32 + ".missing").ok());
+  CHECK_FALSE(ApiSetSchema::from_file(host_files, kernel32).ok());
+  CHECK_FALSE(ApiSetSchema::from_file(host_files, kernel32 + ".missing").ok());
 }
 
 TEST_CASE("the SYSTEM fixture reads back as system.reg wrote it" * doctest::test_suite("needs-libwin-hivex-perl")) {

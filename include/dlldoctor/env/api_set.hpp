@@ -15,6 +15,8 @@
 
 namespace dlldoctor::env {
 
+class FileSystem;
+
 class ApiSetSchema {
  public:
   // The stock mapping of Windows 10/11 x64 (rules/api-sets/windows-10-11-x64.txt, compiled in), for when
@@ -28,8 +30,8 @@ class ApiSetSchema {
 
   // apisetschema.dll's bytes: finds its ".apiset" section and reads it; `source` names it in messages.
   static Result<ApiSetSchema> from_dll(const BoundedReader& apisetschema_dll, const std::string& source);
-  // The same, for the file at a host path.
-  static Result<ApiSetSchema> from_file(const std::string& apisetschema_dll);
+  // The same, for the file at `path` of `files` (mapped from a disk, or held in memory).
+  static Result<ApiSetSchema> from_file(FileSystem& files, const std::string& apisetschema_dll);
 
   // The host DLL of `name` ("api-ms-win-crt-runtime-l1-1-0.dll", any case, ".dll" optional) as seen by
   // `importer` (a module name or path; empty for the default host). The loader matches on the part before
