@@ -12,6 +12,7 @@
 #include "dlldoctor/rules/recipe_chain.hpp"
 #include "rules/recipe_reader.hpp"
 #include "rules/table_reader.hpp"
+#include "rules/toml_headers.hpp"
 
 namespace dlldoctor::rules {
 
@@ -268,6 +269,7 @@ Result<LibraryNote> read_library(const TableReader& in) {
 
 Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   const std::string& file = rule_file.path;
+  if (auto unreadable = unreadable_table_header(rule_file.text, file)) return *unreadable;
   toml::table root;
   try {
     root = toml::parse(rule_file.text, file);

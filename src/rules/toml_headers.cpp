@@ -1,0 +1,140 @@
+#include "rules/toml_headers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace dlldoctor::rules {
+
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// What toml++ 3.3's parse_key may start at: an ASCII bare key character or a string delimiter.
+bool is_key_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+         c == '"' || c == '\'';
+}
+
+std::string shown(char c) {
+  if (c == '\n' || c == '\r') return "the line's end";
+  if (c == '#') return "a comment";
+  if (c > ' ' && c < 0x7f) return fmt::format("'{}'", c);
+  return fmt::format("the byte 0x{:02X}", static_cast<unsigned char>(c));
+}
+
+class HeaderScan {
+ public:
+  explicit HeaderScan(std::string_view text) : text_(text) {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;  // toml++ skips a UTF-8 byte order mark
+  }
+
+  // The first table header whose name cannot start where toml++ would start reading it.
+  std::optional<std::pair<std::size_t, char>> first_unreadable() {
+    while (at_ < text_.size()) {
+      const char c = text_[at_];
+      if (c == '\n') {
+        ++line_;
+        ++at_;
+        in_header_ = false;
+        statement_start_ = depth_ == 0;
+        continue;
+      }
+      if (is_blank(c) || c == '\r') {
+        ++at_;
+        continue;
+      }
+      if (c == '#') {
+        at_ = std::min(text_.find('\n', at_), text_.size());
+        continue;
+      }
+      const bool header = statement_start_ && c == '[';
+      statement_start_ = false;
+      if (c == '"' || c == '\'') {
+        skip_string(c);
+        continue;
+      }
+      if (header) {
+        if (auto bad = header_name_start()) return std::pair{line_, *bad};
+        in_header_ = true;
+      } else if (!in_header_) {
+        if (c == '[' || c == '{') ++depth_;
+        if ((c == ']' || c == '}') && depth_ > 0) --depth_;
+      }
+      ++at_;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // at_ is on the header's '['. As toml++'s parse_table_header: blanks, a second '[' only right after the
+  // first (after a blank toml++ refuses it itself), blanks; then the name, a closing ']' (refused by toml++
+  // as a blank name) or the text's end.
+  std::optional<char> header_name_start() const {
+    std::size_t p = at_ + 1;
+    const std::size_t after_bracket = p;
+    while (p < text_.size() && is_blank(text_[p])) ++p;
+    if (p < text_.size() && text_[p] == '[') {
+      if (p != after_bracket) return std::nullopt;
+      ++p;
+      while (p < text_.size() && is_blank(text_[p])) ++p;
+    }
+    if (p >= text_.size() || text_[p] == ']' || is_key_start(text_[p])) return std::nullopt;
+    return text_[p];
+  }
+
+  // at_ is on a string's opening quote; leaves at_ past its end (or on the line break ending an unclosed
+  // one-line string), counting the lines a multi-line string spans.
+  void skip_string(char quote) {
+    const bool escapes = quote == '"';
+    const bool multi_line = text_.compare(at_, 3, std::string(3, quote)) == 0;
+    at_ += multi_line ? 3 : 1;
+    while (at_ < text_.size()) {
+      const char c = text_[at_];
+      if (escapes && c == '\\' && at_ + 1 < text_.size()) {
+        if (text_[at_ + 1] == '\n') {
+          if (!multi_line) return;
+          ++line_;
+        }
+        at_ += 2;
+        continue;
+      }
+      if (c == '\n') {
+        if (!multi_line) return;
+        ++line_;
+      }
+      if (c == quote) {
+        if (!multi_line) {
+          ++at_;
+          return;
+        }
+        // A run of three to five quotes closes it: up to two belong to the string.
+        std::size_t run = 0;
+        while (at_ + run < text_.size() && text_[at_ + run] == quote) ++run;
+        at_ += std::min<std::size_t>(run, 5);
+        if (run >= 3) return;
+        continue;
+      }
+      ++at_;
+    }
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;
+  std::size_t line_ = 1;
+  int depth_ = 0;  // the '[' and '{' of values still open
+  bool statement_start_ = true;
+  bool in_header_ = false;
+};
+
+}  // namespace
+
+std::optional<Error> unreadable_table_header(std::string_view text, const std::string& file) {
+  auto bad = HeaderScan(text).first_unreadable();
+  if (!bad) return std::nullopt;
+  return Error{fmt::format("{}:{}: a table header must start with a name (a bare key or a quoted one), saw {}", file,
+                           bad->first, shown(bad->second))};
+}
+
+}  // namespace dlldoctor::rules

@@ -1,0 +1,71 @@
+// Rule files whose table headers toml++ 3.3.0 cannot read safely (src/rules/toml_headers.hpp): refused with
+// their line before toml++ sees them; valid TOML that merely looks like such a header is read as before.
+// Built with assertions, so a header that reaches toml++'s parse_key aborts this test instead of passing.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "dlldoctor/rules/rule_data.hpp"
+
+using dlldoctor::rules::parse_rule_files;
+using dlldoctor::rules::RuleFile;
+
+namespace {
+
+std::string refusal(const std::string& text) {
+  auto parsed = parse_rule_files({RuleFile{"C:/rules/x.toml", "x.toml", text}});
+  return parsed ? std::string() : parsed.error().message;
+}
+
+constexpr const char* kHeaderRefusal = "a table header must start with a name";
+
+}  // namespace
+
+TEST_CASE("a table header toml++ 3.3 would assert on is refused with its line") {
+  struct Case {
+    std::string text;
+    std::string where_and_what;
+  };
+  const Case cases[] = {
+      {"[&", "x.toml:1: a table header must start with a name (a bare key or a quoted one), saw '&'"},
+      {"[[=]]", "x.toml:1:"},
+      {"[[[1]]]", "x.toml:1:"},
+      {"[ \t#x]", "saw a comment"},
+      {"[\n", "saw the line's end"},
+      {"[\r\n", "saw the line's end"},
+      {"a = 1\n\n  [ \x01]", "x.toml:3:"},
+      {"\xEF\xBB\xBF[.]", "x.toml:1:"},
+      {"a = [1,\n 2]\n[*]", "x.toml:3:"},
+      {"a = \"\"\"\nx\n\"\"\"\n[\xC3\xA9]", "x.toml:4:"},
+      {"a = '''x\n'''''\n[%]", "x.toml:3:"},
+      {"a = \"x\\\"[\" # [\n[\x7f]", "saw the byte 0x7F"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    const std::string message = refusal(c.text);
+    CHECK(message.find(kHeaderRefusal) != std::string::npos);
+    CHECK(message.find(c.where_and_what) != std::string::npos);
+  }
+}
+
+TEST_CASE("valid TOML whose lines start with brackets inside values and strings reaches toml++") {
+  // Each is valid TOML (toml++ reads it; the rules then refuse the unknown section by name).
+  const std::string texts[] = {
+      "a = [\n  [\n    1\n  ],\n  [ # a comment\n  2 ],\n]\n",
+      "a = [\n[\"x\"], [{b = 1}],\n]\n",
+      "a = \"\"\"\n[&\n[\n\"\"\"\n",
+      "a = '''\n[=\n'''\n",
+      "a = \"\"\"x\"\"\"\"\n[b]\n",
+      "a = '''x'''''\n[b]\n",
+      "a = \"\\\"\"\n[b]\n",
+      "\"[&\" = 1\n[ 'b' ]\n",
+      "# [&\n[b] # [&\n[[c]]\n[[ \"d\" ]]\n",
+      "[b]\nc = { d = [1, [2]] }\n[e]\n",
+  };
+  for (const auto& text : texts) {
+    CAPTURE(text);
+    const std::string message = refusal(text);
+    CHECK(message.find(kHeaderRefusal) == std::string::npos);
+    CHECK(message.find("unknown section") != std::string::npos);
+  }
+}
