@@ -43,6 +43,14 @@ class CommandLine {
   bool every_;
 };
 
+// A repeatable option takes one value per occurrence (--path A --path B), as in other CLIs: CLI11's
+// default for a list took every value up to the next flag and swallowed the program (`--path X app.exe`).
+// An option that takes several values at once says so after this (--scan).
+inline CLI::Option* one_value_each(CLI::Option* option) {
+  if (option->get_expected_max() <= 1) return option;
+  return option->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 // Binds onto `app` the flags `line` names; a flag left out is nullptr. That leaving a flag out cannot change
 // what a command line that parses means rests on how dlldoctor sets CLI11 up: no command allows extra
 // arguments, falls through, ignores case or takes Windows-style options, and no flag is required, needs
@@ -53,7 +61,8 @@ class FlagBinder {
   template <typename T>
   CLI::Option* option(const std::string& names, T& target, const std::string& description,
                       const char* group = nullptr) {
-    return line_.names_flag(names) ? in_group(app_.add_option(names, target, description), group) : nullptr;
+    return line_.names_flag(names) ? in_group(one_value_each(app_.add_option(names, target, description)), group)
+                                   : nullptr;
   }
   CLI::Option* flag(const std::string& names, bool& target, const std::string& description,
                     const char* group = nullptr) {
@@ -89,6 +98,12 @@ Runner setup_recipes(CLI::App& app, const std::string& argv0, bool bind_flags);
 // it. kExitOk otherwise.
 int refuse_options_except(const CLI::App& app, const std::set<std::string>& allowed, const std::string& mode,
                           const std::string& why);
+
+// Adds to every option of `app` and its subcommands that takes a value the check that the value is not a
+// Windows path whose backslashes a shell removed (C:work): exit 2 with "quote it" (src/cli/argument_checks.cpp).
+void check_windows_path_values(CLI::App& app);
+// The long option of `app` or a subcommand closest to a mistyped `--name` ("" when none is close).
+std::string closest_option(const CLI::App& app, const std::string& typed);
 
 // Wraps every description in the help of `app` and its subcommands so that `--help` fits in 80 columns
 // (CLI11 indents the lines after a description's newlines to its column). Call once, after every setup_*.

@@ -99,21 +99,31 @@ env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
 }
 
 // A bare program name (python) is looked for as a shell would: as given, then with .exe, in the current
-// folder and on PATH. Anything else is taken as it is.
-std::string find_program(const env::Environment& environment, const std::string& program, env::FileSystem& files) {
+// folder and on PATH; not found there, the message says where it looked. Anything else is taken as it is.
+Result<std::string> find_program(const env::Environment& environment, const std::string& program,
+                                 env::FileSystem& files) {
   if (resolve::has_path(program)) return program;
   const std::string lower = ascii_lower(program);
   const bool has_exe = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".exe") == 0;
   const std::string exe = has_exe ? program : program + ".exe";
   std::vector<env::FolderRef> folders{environment.cwd};
   for (const env::PathEntry& entry : environment.path) folders.push_back(entry.folder);
-  for (const env::FolderRef& folder : folders) {
+  std::string looked_in;
+  constexpr std::size_t kFoldersNamed = 8;
+  for (std::size_t i = 0; i < folders.size(); ++i) {
+    const env::FolderRef& folder = folders[i];
+    if (i < kFoldersNamed) looked_in += (i == 0 ? "" : ", ") + folder.windows.value_or(folder.host);
+    if (i == kFoldersNamed) looked_in += fmt::format(" and {} more", folders.size() - kFoldersNamed);
     if (!folder.exists) continue;
     for (const std::string& name : {program, exe}) {
       if (auto found = files.find_file(folder.host, name)) return *found;
     }
   }
-  return program;
+  return Error{fmt::format(
+      "{}: no {} in the current folder or on the PATH given (looked in {}): name the interpreter by its path "
+      "(dlldoctor /mnt/c/Python312/python.exe --import ..., with --sysroot for a mounted Windows drive), or give "
+      "the PATH it is on with --path",
+      program, exe, looked_in)};
 }
 
 int run_explain(const ExplainOptions& options) {
@@ -160,7 +170,17 @@ int run_explain(const ExplainOptions& options) {
   request.program = options.host.empty() ? options.program : options.host;
   // With --import the program is the Python interpreter the imports run in.
   request.program_is_host = !options.host.empty() || !options.imports.empty();
-  if (request.program.empty()) return fail("name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X)");
+  if (request.program.empty())
+    return fail(
+        "name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X); dlldoctor --help lists every "
+        "command and flag");
+#ifndef _WIN32
+  // Without a drive to map it onto, C:\Python312\python.exe is only a strange file name on this machine.
+  if (!flags.sysroot && options.env_file.empty() && env::is_windows_absolute(request.program))
+    return fail(request.program +
+                " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), or "
+                "give the file's path on this machine");
+#endif
   if (!options.site_packages.empty() && options.imports.empty())
     return fail("--site-packages needs --import: it says where the imported packages are");
   if (!options.loads.empty() && !request.program_is_host)
@@ -170,7 +190,9 @@ int run_explain(const ExplainOptions& options) {
   std::optional<recipes::Expansion> expansion;
   std::vector<std::string> site_packages;
   if (!options.imports.empty()) {
-    request.program = find_program(*environment, request.program, files);
+    auto interpreter = find_program(*environment, request.program, files);
+    if (!interpreter) return fail(interpreter.error().message);
+    request.program = std::move(interpreter).value();
     auto python = env::find_python_environment(*environment, files, request.program, options.site_packages);
     if (!python) return fail(python.error().message);
     // A venv's launcher starts the base interpreter, the process that loads the DLLs.
@@ -414,7 +436,7 @@ Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine&
   FlagBinder bind(app, line);
   if (CLI::Option* scan =
           bind.option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders"))
-    scan->expected(1, -1);
+    scan->expected(1, -1)->allow_extra_args(true);  // several folders at once
   bind.flag("--all-dlls", options->all_dlls, "With --scan: every DLL, not only the families in rules/");
   return bind_simulation(app, line, options, [&app](const ExplainOptions& given) {
     if (given.scan.empty()) {
@@ -448,7 +470,7 @@ Runner setup_probe(CLI::App& app, const std::string& argv0, const CommandLine& l
               "Seconds the probed process may run before it is ended "
               "(default 10)");
   command->footer(
-      "Examples:\n  dlldoctor probe app.exe --path C:\\cudnn\\bin\n"
+      "Examples:\n  dlldoctor probe app.exe --path 'C:\\cudnn\\bin'\n"
       "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension\n"
       "  dlldoctor probe python.exe --import torch");
   return bind_simulation(*command, line, options, run_explain);

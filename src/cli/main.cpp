@@ -30,7 +30,12 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
       if (argument.size() < 2 || argument[0] != '-') continue;
       const std::string name = argument.substr(0, argument.find('='));  // --probe-timeout=5
       const std::string command = command_with_option(*app, name);
-      if (!command.empty()) message += " (" + name + " is an option of " + command + ")";
+      if (!command.empty()) {
+        message += " (" + name + " is an option of " + command + ")";
+      } else {
+        const std::string closest = dlldoctor::cli::closest_option(*app, name);
+        if (!closest.empty()) message += " (did you mean " + closest + "?)";
+      }
     }
   }
   return "dlldoctor: " + dlldoctor::report::safe_for_terminal(message) + "\n";
@@ -58,6 +63,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   Runner recipes = setup_recipes(app, argv0, line.names_command("recipes"));
   Runner explain = setup_explain(app, argv0, line);
   Runner probe = setup_probe(app, argv0, line);
+  check_windows_path_values(app);
   app.failure_message(failure_message);
   app.footer(
       "Examples:\n"
@@ -65,7 +71,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
       "  dlldoctor app.exe --format json > report.json\n"
       "  dlldoctor app.exe --format markdown -o report.md  (to paste into an issue)\n"
       "  dlldoctor app.exe --format dot | dot -Tsvg -o deps.svg  (the dependency graph)\n"
-      "  dlldoctor --scan C:\\     (every cuDNN, CUDA and MSVC runtime copy on a disk)\n"
+      "  dlldoctor --scan 'C:\\'   (every cuDNN, CUDA and MSVC runtime copy on a disk)\n"
       "  dlldoctor --scan /mnt/c --all-dlls --format json -o dlls.json\n"
       "  dlldoctor --host python.exe --load cudnn64_9.dll --profile python-ctypes\n"
       "  dlldoctor inspect cudnn64_9.dll\n"
@@ -98,6 +104,11 @@ int run(int argc, char** argv) {
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
   // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
   if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
+  // `dlldoctor help [COMMAND]` is --help, as in git and cargo (a program named help is help.exe).
+  if (arguments.size() >= 2 && arguments[1] == "help") {
+    arguments.erase(arguments.begin() + 1);
+    arguments.emplace_back("--help");
+  }
   std::vector<char*> args;
   for (std::string& argument : arguments) args.push_back(argument.data());
   if (const std::optional<int> status = parse_and_run(args, false)) return *status;

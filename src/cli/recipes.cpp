@@ -36,7 +36,8 @@ Runner setup_recipes(CLI::App& app, const std::string& argv0, bool bind_flags) {
       "recipes",
       "List the load recipes --import replays: packages, the versions each holds for, the code it stands for");
   if (!bind_flags) return {};
-  command->add_option("--rules", options->rules, "More rule files (their recipes are listed too); repeatable");
+  one_value_each(
+      command->add_option("--rules", options->rules, "More rule files (their recipes are listed too); repeatable"));
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember(report::writer_names(report::recipes_writers())))
       ->capture_default_str();

@@ -48,6 +48,13 @@ std::optional<report::ScanSearch> search(const ScanCommand& command, const scan:
 int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   // --format is the main command's: one the scan has no writer for is refused before a disk is walked.
   if (!has_writer(report::scan_writers(), command.format, "--scan")) return kExitFailure;
+  // `--scan C:\ app.exe` means two things at once: a scan of folders and a program to diagnose.
+  for (const std::string& root : command.roots) {
+    if (!scan::exists_but_not_folder(root)) continue;
+    print_message(root + " is a file: --scan lists the DLLs under folders (a program is diagnosed with dlldoctor " +
+                  root + ", one DLL read with dlldoctor inspect " + root + ")");
+    return kExitFailure;
+  }
   scan::ScanOptions options;
   // Absolute, so the copies compare equal to what the resolver finds through --path.
   for (const std::string& root : command.roots) options.roots.push_back(env::absolute_path(root));

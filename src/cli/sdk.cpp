@@ -95,13 +95,14 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0, bool bind_flags) {
     command->add_option(
         "--sysroot", options->sysroot,
         "A mounted Windows drive: the root may be a C:\\ path on it, and the settings use Windows paths");
-    command->add_option("--map", options->maps,
-                        "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; the "
-                        "settings use its Windows paths (repeatable)");
+    one_value_each(command->add_option(
+        "--map", options->maps,
+        "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; the settings use "
+        "its Windows paths (repeatable)"));
     command->footer(
-        "Examples:\n  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70\n"
-        "  dlldoctor sdk C:\\tools\\cudnn-9.1.0.70 --sysroot /mnt/windows\n"
-        "  dlldoctor --sdk C:\\tools\\cudnn-9.1.0.70 --format json -o sdk.json");
+        "Examples:\n  dlldoctor sdk 'C:\\tools\\cudnn-9.1.0.70'\n"
+        "  dlldoctor sdk 'C:\\tools\\cudnn-9.1.0.70' --sysroot /mnt/windows\n"
+        "  dlldoctor --sdk 'C:\\tools\\cudnn-9.1.0.70' --format json -o sdk.json");
   }
   CLI::Option* top_level =
       app.add_option("--sdk", *top_level_root, "Same as `dlldoctor sdk DIR`: check a cuDNN folder for building");

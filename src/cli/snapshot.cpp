@@ -61,6 +61,15 @@ int run_snapshot(const SnapshotOptions& options) {
   if (!options.safe_mode.empty()) flags.safe_dll_search_mode = options.safe_mode == "on";
   if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
   flags.assume_system_dlls = options.assume_system_dlls;
+#ifndef _WIN32
+  // Off Windows there is no live environment to capture: a snapshot holds a mounted drive or the flags.
+  if (!flags.sysroot && flags.path.empty()) {
+    print_message(
+        "snapshot captures a Windows machine: run dlldoctor.exe snapshot on it; here, name a mounted Windows "
+        "drive with --sysroot (its registry PATH, KnownDLLs and System32), or describe one with --path");
+    return kExitFailure;
+  }
+#endif
   env::HostFileSystem files;
   auto environment = choose_environment(flags, "", files);
   if (!environment) {
@@ -107,15 +116,17 @@ Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags) 
       ->check(CLI::IsMember({"json"}))
       ->capture_default_str();
   command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32");
-  command->add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)");
+  one_value_each(
+      command->add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)"));
   command->add_option("--cwd", options->cwd, "The current folder of the process");
   command->add_option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--windows-user", options->windows_user, "The profile under Users/ whose registry PATH to save");
   command->add_flag("--assume-system-dlls", options->assume_system_dlls,
                     "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present");
-  command->add_option("--rules", options->rules,
-                      "A folder of extra rule files: the variables its recipes read are saved too (repeatable)");
+  one_value_each(
+      command->add_option("--rules", options->rules,
+                          "A folder of extra rule files: the variables its recipes read are saved too (repeatable)"));
   return [options] { return run_snapshot(*options); };
 }
 

@@ -51,6 +51,10 @@ struct ScanResult {
 
 ScanResult scan(const ScanOptions& options);
 
+// Whether `path` names something that is there but is not a folder (a file, a device): a root the scan
+// could only call missing, which the command line refuses before walking anything.
+bool exists_but_not_folder(const std::string& path);
+
 // The DLL name a file name is a copy of: "CUDNN64_9.DLL.bak" -> ("cudnn64_9.dll", backup). nullopt when
 // it is not a DLL name at all.
 std::optional<std::pair<std::string, bool>> dll_key(std::string_view file_name);
