@@ -61,8 +61,7 @@ void collect_long_names(const CLI::App& app, std::vector<std::string>& names) {
   for (const CLI::Option* option : app.get_options()) {
     for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
   }
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-    collect_long_names(*sub, names);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) collect_long_names(*sub, names);
 }
 
 }  // namespace

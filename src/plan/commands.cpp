@@ -52,11 +52,15 @@ std::vector<std::string> step_commands(const Step& step, const rules::CommandPat
     out.push_back(
         fmt::format("Copy-Item -LiteralPath {} -Destination {}", list(c.values("from")), literal(c.value("to"))));
   } else if (c.kind == "install") {
-    // `command` is PowerShell the rules wrote (a family's install line); `what` is prose.
+    // `command` is PowerShell the rules wrote (a family's install line); `what` is prose; `copy_from`
+    // names files in a folder only the user knows (the unpacked zip): the line says how, placeholder and all.
     if (!c.value("command").empty()) {
       out.push_back(c.value("command"));
     } else {
       out.push_back("# " + escape_bytes(c.value("what"), Escape::Controls));
+      if (!c.value("copy_from").empty())
+        out.push_back(fmt::format("Copy-Item -Path {} -Destination {}", powershell_literal(c.value("copy_from")),
+                                  literal(c.value("to"))));
     }
     std::vector<std::string> expected;
     for (const std::string& name : c.values("names")) expected.push_back(file_in_folder(c.value("to"), name));

@@ -38,10 +38,6 @@ std::string verdict_word(const pipeline::Diagnosis& diagnosis) {
   return fails ? "FAILS" : errors ? "BROKEN" : warnings ? "WARNINGS" : "HEALTHY";
 }
 
-std::string label_of(const rules::Finding& finding) {
-  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
-}
-
 // Two steps are the same change when their kind and fields are.
 std::string key_of(const rules::FixStep& step) {
   std::string key = step.kind;
@@ -85,11 +81,11 @@ class Search {
         const std::string key = key_of(change);
         auto same = std::find_if(out.begin(), out.end(), [&](const Step& s) { return key_of(s.change) == key; });
         if (same != out.end()) {
-          same->mends.push_back(label_of(finding));
+          same->mends.push_back(finding_label(finding));
           continue;
         }
         if (!taken.insert(key).second) continue;
-        out.push_back({change, std::move(host).value(), {label_of(finding)}, {}});
+        out.push_back({change, std::move(host).value(), {finding_label(finding)}, {}});
       }
     }
     return out;
@@ -104,6 +100,20 @@ class Search {
 };
 
 }  // namespace
+
+std::string finding_label(const rules::Finding& finding) {
+  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
+}
+
+std::vector<std::size_t> steps_mending(const Plan& plan, const rules::Finding& finding) {
+  const std::string label = finding_label(finding);
+  std::vector<std::size_t> steps;
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& mends = plan.steps[i].mends;
+    if (std::find(mends.begin(), mends.end(), label) != mends.end()) steps.push_back(i + 1);
+  }
+  return steps;
+}
 
 Result<pipeline::Diagnosis> diagnose_after(const PlanInput& input, const std::vector<Step>& steps,
                                            const graph::Closure& before) {
@@ -176,9 +186,9 @@ Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
       auto same = std::find_if(plan.by_hand.begin(), plan.by_hand.end(),
                                [&](const Step& s) { return key_of(s.change) == key_of(change); });
       if (same != plan.by_hand.end()) {
-        same->mends.push_back(label_of(finding));
+        same->mends.push_back(finding_label(finding));
       } else {
-        plan.by_hand.push_back({change, {}, {label_of(finding)}, {}});
+        plan.by_hand.push_back({change, {}, {finding_label(finding)}, {}});
       }
     }
   }

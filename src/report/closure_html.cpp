@@ -5,7 +5,9 @@
 
 #include "dlldoctor/report/closure_formats.hpp"
 #include "dlldoctor/report/html_page.hpp"
+#include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/picture.hpp"
+#include "dlldoctor/report/plan_report.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -100,7 +102,10 @@ void append_findings(std::string& out, const ClosureView& view) {
         html_text(finding.title), html_text(finding.message));
     append_error(out, finding.error, finding.says);
     if (mode && !mode->explanation.empty()) out += "<p class=\"why\">Why: " + html_text(mode->explanation) + "</p>\n";
-    if (const auto same = view.same_fix()[i]) {
+    if (const auto& steps = view.plan_steps()[i]; !steps.empty()) {
+      out += fmt::format("<p>Fix: <a href=\"#plan-step-{}\">{}</a> of the plan above.</p>\n", steps.front(),
+                         plan_steps_text(steps));
+    } else if (const auto same = view.same_fix()[i]) {
       const rules::Finding& earlier = (*input.findings)[*same];
       out += fmt::format("<p>Fix: as for <a href=\"#finding-{}\"><code>{}</code></a> above.</p>\n", *same,
                          html_text(earlier.id));
@@ -109,6 +114,22 @@ void append_findings(std::string& out, const ClosureView& view) {
     }
     out += "</div>\n";
   }
+}
+
+void append_python(std::string& out, const recipes::Expansion& expansion) {
+  out += "<h2>Python</h2>\n<ul class=\"python\" id=\"python\">\n";
+  const std::vector<PythonLine> lines = python_lines(expansion);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    // The nested lines after a line go in a list of its own.
+    out += "<li>" + html_text(lines[i].text);
+    if (i + 1 < lines.size() && lines[i + 1].nested) {
+      out += "\n<ul>\n";
+      while (i + 1 < lines.size() && lines[i + 1].nested) out += "<li>" + html_text(lines[++i].text) + "</li>\n";
+      out += "</ul>\n";
+    }
+    out += "</li>\n";
+  }
+  out += "</ul>\n";
 }
 
 void append_stack(std::string& out, const Stack& stack) {
@@ -161,7 +182,15 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle&) 
                      tone_name(view.tone()), html_text(view.verdict()));
   append_error(out, input.outcome_error, input.outcome_says);
   append_stack(out, view.stack());
+  // The order of the text report; the legend under the plan, whose commands are run first.
+  const std::string legend = legend_html(view.placeholders());
+  if (input.plan) {
+    append_plan_html(out, *input.plan);
+    out += legend;
+  }
   append_findings(out, view);
+  if (!input.plan) out += legend;
+  if (input.expansion) append_python(out, *input.expansion);
   out += "<h2>Dependency tree</h2>\n<div class=\"tree\" id=\"tree\">\n";
   HtmlTree tree(out, view, picture);
   for (const TreeNode& top : view.trees()) tree.write(top);

@@ -10,6 +10,7 @@
 #include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/plan_report.hpp"
 #include "dlldoctor/report/stack.hpp"
@@ -385,6 +386,7 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     Json finding = finding_to_json((*input.findings)[i], input.rules);
     finding["fix_same_as"] = view.same_fix()[i] ? Json(*view.same_fix()[i]) : Json(nullptr);
+    finding["plan_steps"] = view.plan_steps()[i];
     out.put(finding);
   }
   out.close();
@@ -500,37 +502,37 @@ class TreeWriter {
   const WriteStyle& style_;
 };
 
-// What the recipes did, before the trees of their loads: the environment, then each recipe's steps.
-void append_python_text(std::string& out, const recipes::Expansion& expansion) {
+}  // namespace
+
+std::vector<PythonLine> python_lines(const recipes::Expansion& expansion) {
   const env::PythonEnvironment& python = expansion.python;
-  out += wrap(fmt::format("Python: {}{} ({})", env::layout_name(python.layout),
-                          python.version.empty() ? std::string() : " " + python.version, python.why),
-              kTextWidth, "  ") +
-         "\n";
+  std::vector<PythonLine> lines;
+  lines.push_back({false, fmt::format("Python: {}{} ({})", env::layout_name(python.layout),
+                                      python.version.empty() ? std::string() : " " + python.version, python.why)});
   // Which process loads the DLLs: with a venv's launcher, not the program the user named.
-  if (!python.launcher.empty()) {
-    out += "  " +
-           wrap(fmt::format("process: {} loads every DLL; {} is the venv's launcher, which only starts it",
-                            python.interpreter, python.launcher),
-                kTextWidth - 2, "    ") +
-           "\n";
-  }
-  if (!python.user_site_why.empty())
-    out += "  " + wrap("user site: " + python.user_site_why, kTextWidth - 2, "    ") + "\n";
+  if (!python.launcher.empty())
+    lines.push_back({true, fmt::format("process: {} loads every DLL; {} is the venv's launcher, which only starts it",
+                                       python.interpreter, python.launcher)});
+  if (!python.user_site_why.empty()) lines.push_back({true, "user site: " + python.user_site_why});
   for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
     std::string values;
     for (const auto& [name, value] : recipe.values)
       values += fmt::format("{}{} {}", values.empty() ? "" : ", ", name, value);
-    out += wrap(fmt::format("{} {}{}", recipe.package_dir.empty() ? "start-up:" : "import", recipe.id,
-                            values.empty() ? std::string() : " (" + values + ")"),
-                kTextWidth, "  ") +
-           "\n";
-    if (!recipe.outside_covers.empty())
-      out += "  " + wrap("note: " + recipe.outside_covers, kTextWidth - 2, "    ") + "\n";
-    for (const recipes::StepOutcome& step : recipe.steps)
-      out += "  " + wrap(step.step + ": " + step.outcome, kTextWidth - 2, "    ") + "\n";
+    lines.push_back({false, fmt::format("{} {}{}", recipe.package_dir.empty() ? "start-up:" : "import", recipe.id,
+                                        values.empty() ? std::string() : " (" + values + ")")});
+    if (!recipe.outside_covers.empty()) lines.push_back({true, "note: " + recipe.outside_covers});
+    for (const recipes::StepOutcome& step : recipe.steps) lines.push_back({true, step.step + ": " + step.outcome});
   }
-  for (const std::string& variable : expansion.variables_used) out += wrap("  " + variable, kTextWidth, "    ") + "\n";
+  for (const std::string& variable : expansion.variables_used) lines.push_back({true, variable});
+  return lines;
+}
+
+namespace {
+
+// Before the trees of the recipes' loads.
+void append_python_text(std::string& out, const recipes::Expansion& expansion) {
+  for (const PythonLine& line : python_lines(expansion))
+    out += (line.nested ? "  " + wrap(line.text, kTextWidth - 2, "    ") : wrap(line.text, kTextWidth, "  ")) + "\n";
   out += '\n';
 }
 
@@ -605,7 +607,12 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
   append_error_text(out, input.outcome_error, input.outcome_says);
   out += "\n";
   append_stack_text(out, view.stack());
-  if (input.plan) append_plan_text(out, *input.plan);
+  // The legend goes under the plan, whose commands are run first; without a plan, under the findings.
+  const std::string legend = legend_text(view.placeholders());
+  if (input.plan) {
+    append_plan_text(out, *input.plan);
+    out += legend;
+  }
   const auto& same_fix = view.same_fix();
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     const rules::Finding& finding = (*input.findings)[i];
@@ -620,6 +627,10 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
            "\n";
     out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
     append_error_text(out, finding.error, finding.says);
+    if (!view.plan_steps()[i].empty()) {
+      out += "  fix: " + plan_steps_text(view.plan_steps()[i]) + " of the plan above\n\n";
+      continue;
+    }
     if (same_fix[i]) {
       out += fmt::format("  fix: as for {} above\n\n", finding_label((*input.findings)[*same_fix[i]]));
       continue;
@@ -628,6 +639,7 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
     for (const std::string& fix_line : finding.fix) out += fix_text(fix_line);
     out += '\n';
   }
+  if (!input.plan) out += legend;
   if (input.expansion) append_python_text(out, *input.expansion);
   // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
   // loads asked about come first, and the host's own start-up after them: it is context.
@@ -664,7 +676,11 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
   fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", view.verdict());
   append_error_markdown(out, input.outcome_error, input.outcome_says, "");
   append_stack_markdown(out, view.stack());
-  if (input.plan) append_plan_markdown(out, *input.plan);
+  const std::string legend = legend_markdown(view.placeholders());
+  if (input.plan) {
+    append_plan_markdown(out, *input.plan);
+    out += legend;
+  }
   if (!input.findings->empty()) out += "### Findings\n\n";
   const auto& same_fix = view.same_fix();
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
@@ -675,13 +691,22 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
     append_error_markdown(out, finding.error, finding.says, "  ");
     // Whoever reads the ticket gets the failure mode's explanation, not only its name.
     if (mode && !mode->explanation.empty()) fmt::format_to(it, "\n  *Why:* {}\n", mode->explanation);
-    if (same_fix[i]) {
+    if (!view.plan_steps()[i].empty()) {
+      fmt::format_to(it, "\n  *Fix:* {} of the plan above.\n\n", plan_steps_text(view.plan_steps()[i]));
+    } else if (same_fix[i]) {
       fmt::format_to(it, "\n  *Fix:* as for {} above.\n\n", finding_label((*input.findings)[*same_fix[i]]));
     } else if (!finding.fix.empty()) {
       out += "\n  ```powershell\n";
       for (const std::string& line : finding.fix) out += "  " + line + "\n";
       out += "  ```\n\n";
     }
+  }
+  if (!input.plan) out += legend;
+  if (input.expansion) {
+    out += "### Python\n\n";
+    for (const PythonLine& line : python_lines(*input.expansion))
+      out += (line.nested ? "  - " : "- ") + markdown_cell(line.text) + "\n";
+    out += "\n";
   }
   out += mermaid_block(view);
   out += "\n### Modules\n\n| DLL | version | path | found by | load |\n| --- | --- | --- | --- | --- |\n";
@@ -733,6 +758,7 @@ Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules
               {"message", finding.message},
               {"evidence", finding.evidence},
               {"fix", finding.fix},
+              {"placeholders", placeholders_json(finding.placeholders)},
               {"error", error_json(finding.error)},
               {"says", finding.says}};
 }

@@ -4,6 +4,9 @@
 
 #include <set>
 
+#include "dlldoctor/report/legend.hpp"
+#include "dlldoctor/report/plan_report.hpp"
+
 namespace dlldoctor::report {
 namespace {
 
@@ -135,6 +138,10 @@ ClosureView::ClosureView(const ReportInput& input)
   tone_ = verdict.tone;
   raw_verdict_ = verdict_of(raw_).text;
   same_fix_ = same_fix_as(*shown_input.findings);
+  for (const rules::Finding& finding : *raw_.findings)
+    plan_steps_.push_back(raw_.plan ? plan::steps_mending(*raw_.plan, finding) : std::vector<std::size_t>());
+  placeholders_ = report_placeholders(raw_.plan ? plan_placeholders(*raw_.plan) : std::vector<rules::Placeholder>(),
+                                      *raw_.findings);
   const graph::Closure& closure = *shown_input.closure;
   unbreakable_.push_back(closure.outcome.request);
   for (const graph::Module& module : closure.modules) {

@@ -41,7 +41,7 @@ std::string html_page_start(const std::string& title) {
          html_text(title) +
          R"(</title>
 <style>
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #212121; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #212121; overflow-wrap: anywhere; }
 h1 { font-size: 1.4em; margin: 0 0 .3em; } h2 { font-size: 1.15em; margin: 1.6em 0 .5em; border-bottom: 1px solid #e0e0e0; }
 code, pre, .path { font-family: ui-monospace, "Cascadia Mono", Consolas, monospace; font-size: 13px; }
 .verdict { font-weight: 600; padding: .6em .8em; border-radius: 6px; border-left: 6px solid; }
@@ -67,6 +67,8 @@ input.filter { font: inherit; padding: 4px 8px; width: 22em; margin: .3em 0 .6em
 .node { display: inline-block; padding: 1px 8px; border-radius: 6px; border: 1px solid; margin: 1px 0; }
 .thick { border-width: 2px; } .dashed { border-style: dashed; }
 .note { color: #555; margin-left: .4em; }
+.plan-headline { font-weight: 600; } ol.plan > li > p { margin: .5em 0 .1em; }
+.legend { background: #f5f5f5; border-radius: 6px; padding: .2em .8em; margin: .6em 0; }
 </style>
 </head>
 <body>

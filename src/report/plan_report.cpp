@@ -4,6 +4,8 @@
 
 #include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/plan/commands.hpp"
+#include "dlldoctor/report/html_page.hpp"
+#include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
@@ -40,34 +42,33 @@ std::string headline(const plan::Plan& plan) {
                      plan.remaining.size() == 1 ? "s" : "");
 }
 
-std::string remaining_label(const rules::Finding& finding) {
-  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
-}
+}  // namespace
 
-// The placeholders the steps' commands write, each once, in order.
-std::vector<rules::Placeholder> placeholders_of(const plan::Plan& plan) {
+std::vector<rules::Placeholder> plan_placeholders(const plan::Plan& plan) {
   std::vector<rules::Placeholder> used;
   for (const plan::Step& step : plan.steps) plan::step_commands(step, plan.paths, &used);
   return rules::first_uses(used);
 }
 
-}  // namespace
+std::string plan_steps_text(const std::vector<std::size_t>& steps) {
+  std::string out = steps.size() == 1 ? "step " : "steps ";
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == steps.size() ? " and " : ", ") + std::to_string(steps[i]);
+  return out;
+}
 
 Json plan_to_json(const plan::Plan& plan) {
   Json steps = Json::array();
   for (const plan::Step& step : plan.steps) steps.push_back(step_json(step, true, plan.paths));
   Json by_hand = Json::array();
   for (const plan::Step& step : plan.by_hand) by_hand.push_back(step_json(step, false, plan.paths));
-  Json placeholders = Json::array();
-  for (const rules::Placeholder& placeholder : placeholders_of(plan))
-    placeholders.push_back({{"name", placeholder.name}, {"host", placeholder.host}});
   Json remaining = Json::array();
   for (const rules::Finding& finding : plan.remaining)
     remaining.push_back({{"id", finding.id}, {"module", finding.module}, {"message", finding.message}});
   return Json{{"verified", plan.verified},     {"predicted", plan.predicted},
               {"headline", headline(plan)},    {"steps", std::move(steps)},
               {"by_hand", std::move(by_hand)}, {"remaining", std::move(remaining)},
-              {"trials", plan.trials},         {"placeholders", std::move(placeholders)}};
+              {"trials", plan.trials},         {"placeholders", placeholders_json(plan_placeholders(plan))}};
 }
 
 void append_plan_text(std::string& out, const plan::Plan& plan) {
@@ -77,12 +78,12 @@ void append_plan_text(std::string& out, const plan::Plan& plan) {
     out += "  " + wrap(fmt::format("{}. {}", i + 1, plan::step_summary(step)), kTextWidth - 2, "     ") + "\n";
     for (const std::string& command : plan::step_commands(step, plan.paths)) out += fix_text(command);
   }
-  for (const std::string& line : rules::placeholder_comments(placeholders_of(plan))) out += fix_text(line);
   for (const plan::Step& step : plan.by_hand)
     out += "  " + wrap("by hand: " + plan::step_summary(step), kTextWidth - 2, "     ") + "\n";
   if (!plan.verified && !plan.remaining.empty()) {
     std::string left;
-    for (const rules::Finding& finding : plan.remaining) left += (left.empty() ? "" : ", ") + remaining_label(finding);
+    for (const rules::Finding& finding : plan.remaining)
+      left += (left.empty() ? "" : ", ") + plan::finding_label(finding);
     out += "  " + wrap("still predicted after them: " + left, kTextWidth - 2, "    ") + "\n";
   }
   out += "\n";
@@ -96,18 +97,31 @@ void append_plan_markdown(std::string& out, const plan::Plan& plan) {
     for (const std::string& command : plan::step_commands(step, plan.paths)) out += "   " + command + "\n";
     out += "   ```\n\n";
   }
-  for (const rules::Placeholder& placeholder : placeholders_of(plan))
-    out += "- " + markdown_code(escape_bytes(placeholder.name, Escape::Controls)) + " is " +
-           markdown_code(escape_bytes(placeholder.host, Escape::Controls)) +
-           ": replace it with that folder's Windows path before running the commands, or rerun with "
-           "`--map HOSTDIR=WINDOWSDIR`\n";
   for (const plan::Step& step : plan.by_hand) out += "- by hand: " + markdown_cell(plan::step_summary(step)) + "\n";
   if (!plan.verified && !plan.remaining.empty()) {
     out += "\nStill predicted after them:";
-    for (const rules::Finding& finding : plan.remaining) out += " `" + remaining_label(finding) + "`";
+    for (const rules::Finding& finding : plan.remaining) out += " `" + plan::finding_label(finding) + "`";
     out += "\n";
   }
   out += "\n";
+}
+
+void append_plan_html(std::string& out, const plan::Plan& plan) {
+  out += "<h2>Plan</h2>\n<p class=\"plan-headline\">" + html_text(headline(plan)) +
+         "</p>\n<ol class=\"plan\" id=\"plan\">\n";
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const plan::Step& step = plan.steps[i];
+    out += fmt::format("<li id=\"plan-step-{}\"><p>{}</p>\n", i + 1, html_text(plan::step_summary(step))) +
+           html_fix_list(plan::step_commands(step, plan.paths)) + "</li>\n";
+  }
+  out += "</ol>\n";
+  for (const plan::Step& step : plan.by_hand) out += "<p>by hand: " + html_text(plan::step_summary(step)) + "</p>\n";
+  if (!plan.verified && !plan.remaining.empty()) {
+    out += "<p>Still predicted after them:";
+    for (const rules::Finding& finding : plan.remaining)
+      out += " <code>" + html_text(plan::finding_label(finding)) + "</code>";
+    out += "</p>\n";
+  }
 }
 
 }  // namespace dlldoctor::report

@@ -10,6 +10,7 @@
 #include "dlldoctor/report/display.hpp"
 #include "dlldoctor/report/html_page.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
@@ -236,6 +237,7 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
     fmt::format_to(it, "  [{}] fix:\n", m.finding->id);
     for (const std::string& line : m.finding->fix) out += fix_text(line);
   }
+  if (input.findings) out += legend_text(report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups) {
     put(fmt::format("backup copy: {} ({})", name(b->path), version_text(*b)),
         fmt::format("backup copy ({}):", version_text(*b)), name(b->path));
@@ -315,6 +317,7 @@ void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
     for (const std::string& line : m.finding->fix) out += "  " + line + "\n";
     out += "  ```\n\n";
   }
+  if (input.findings) out += legend_markdown(report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy {} ({})\n", code(b->path), version_text(*b));
   if (input.search) fmt::format_to(it, "- search: {}\n", input.search->description);
   out += input.search ? "\n| DLL | version | machine | size | path | search |\n| --- | --- | --- | ---: | --- | --- |\n"
@@ -388,6 +391,7 @@ void write_html(Sink& sink, const ScanView& view, const WriteStyle&) {
     if (!m.finding->fix.empty()) out += html_fix_list(m.finding->fix);
     out += "</div>\n";
   }
+  if (input.findings) out += legend_html(report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups)
     fmt::format_to(it, "<p>backup copy <span class=\"path\">{}</span> ({})</p>\n", name(b->path), version_text(*b));
   if (input.search) fmt::format_to(it, "<p>search: {}</p>\n", html_text(input.search->description));

@@ -5,6 +5,7 @@
 
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
@@ -19,9 +20,14 @@ std::string machines_text(const std::vector<std::uint16_t>& machines) {
 }
 
 Json sdk_finding_json(const rules::Finding& f) {
-  return {{"id", f.id},         {"failure_mode", f.failure_mode}, {"severity", rules::severity_name(f.severity)},
-          {"module", f.module}, {"message", f.message},           {"evidence", f.evidence},
-          {"fix", f.fix}};
+  return {{"id", f.id},
+          {"failure_mode", f.failure_mode},
+          {"severity", rules::severity_name(f.severity)},
+          {"module", f.module},
+          {"message", f.message},
+          {"evidence", f.evidence},
+          {"fix", f.fix},
+          {"placeholders", placeholders_json(f.placeholders)}};
 }
 
 Json library_to_json(const rules::SdkImportLibrary& library) {
@@ -108,6 +114,8 @@ void write_text(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
     out += "  " + wrap(f.message, kTextWidth - 2, "  ") + "\n";
     for (const std::string& command : f.fix) out += fix_text(command);
   }
+  if (const std::string legend = legend_text(report_placeholders({}, report.findings)); !legend.empty())
+    out += "\n" + legend.substr(0, legend.size() - 1);  // the inventory's heading brings its own blank line
   // "  label    text": the text wraps under itself. (wrap keeps no leading spaces: the indent goes first.)
   auto item = [&](const char* label, const std::string& text) {
     out += "  " + wrap(fmt::format("{:<8} {}", label, text), kTextWidth - 2, std::string(11, ' ')) + "\n";

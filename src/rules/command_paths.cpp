@@ -152,15 +152,4 @@ std::vector<Placeholder> first_uses(const std::vector<Placeholder>& used) {
   return once;
 }
 
-std::vector<std::string> placeholder_comments(const std::vector<Placeholder>& used) {
-  std::vector<std::string> lines;
-  for (const Placeholder& placeholder : first_uses(used)) {
-    lines.push_back("# " + escape_bytes(placeholder.name, Escape::Controls) + " is " +
-                    escape_bytes(placeholder.host, Escape::Controls) +
-                    " here: put its Windows path in its place before running a line (a PATH edit would "
-                    "keep the placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
-  }
-  return lines;
-}
-
 }  // namespace dlldoctor::rules

@@ -8,7 +8,7 @@ const std::vector<std::string>* fix_step_fields(const std::string& kind) {
   static const std::map<std::string, std::vector<std::string>> kFields = {
       {"rename", {"path"}},
       {"copy", {"from", "to"}},
-      {"install", {"names", "to", "version", "what", "command"}},
+      {"install", {"names", "to", "version", "what", "command", "copy_from"}},
       {"path_add", {"entry", "position", "scope"}},
       {"path_remove", {"entry", "scope"}},
       {"unblock", {"path"}},

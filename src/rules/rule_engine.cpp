@@ -148,7 +148,7 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   finding.message = fill(message->second, vars, where, false);
   std::vector<Placeholder> placeholders;
   for (const std::string& line : fix->second) finding.fix.push_back(fill(line, vars, where, true, &placeholders));
-  for (std::string& line : placeholder_comments(placeholders)) finding.fix.push_back(std::move(line));
+  finding.placeholders = first_uses(placeholders);
   if (auto steps = pick(rule->steps); steps != rule->steps.end()) {
     for (const FindingRule::StepTemplate& step : steps->second) finding.steps.push_back(fill_step(step, vars, where));
   }

@@ -78,14 +78,17 @@ expect(len(shown) == 1 and "cudnn_cnn64_9.dll" in shown[0], f"one row left, cudn
 expect(re.search(r"<input class=\"filter\"[^>]*>", dom), "the filter box")
 '
 
+# report_of_copy FOLDER PAGE: the example's app copied into FOLDER, its report written to PAGE (exit 1:
+# the example's errors).
+report_of_copy() {
+  mkdir -p "$1"
+  cp -r "$example/app/." "$1/"
+  local status=0
+  "$dlldoctor" "$1/app.exe" --path "$example/cuda/bin" --path "$example/cudnn/bin" --format html -o "$2" || status=$?
+  [ "$status" -eq 1 ] || { echo "FAIL: dlldoctor on a copy in $1 exited $status, not 1"; exit 1; }
+}
 # A name the page must show as text: markup, quotes and an ampersand in the program's folder.
-hostile="$work/<b>x</b> & \"q\" 'a'"
-mkdir -p "$hostile"
-cp -r "$example/app/." "$hostile/"
-status=0
-"$dlldoctor" "$hostile/app.exe" --path "$example/cuda/bin" --path "$example/cudnn/bin" --format html \
-  -o "$work/hostile.html" || status=$?
-[ "$status" -eq 1 ] || { echo "FAIL: dlldoctor on the hostile folder exited $status, not 1"; exit 1; }
+report_of_copy "$work/<b>x</b> & \"q\" 'a'" "$work/hostile.html"
 browser --dump-dom "file://$work/hostile.html" >"$work/hostile.dom"
 check "a hostile folder name, as text" "$work/hostile.dom" '
 expect("&lt;b&gt;x&lt;/b&gt; &amp; \"q\" '"'"'a'"'"'/app.exe" in dom, "the folder name shown as written")
@@ -100,6 +103,18 @@ else
   failures=$((failures + 1))
 fi
 
+# Long paths and commands wrap in their box: nothing scrolls sideways in a 1280-pixel window (issue 29;
+# a torch report did). The copy measures the page as laid out; its policy allows inline scripts.
+long="$work/a-folder-name-that-goes-on-and-on-$(printf 'x%.0s' $(seq 1 200))/site-packages/torch/lib"
+report_of_copy "$long" "$work/long.html"
+sed 's|</body>|<script>document.body.setAttribute("data-scroll-width", document.documentElement.scrollWidth)</script></body>|' \
+  "$work/long.html" >"$work/long-measured.html"
+browser --window-size=1280,1800 --dump-dom "file://$work/long-measured.html" >"$work/long.dom"
+check "long paths wrap in a 1280-pixel window, and the plan is on the page" "$work/long.dom" '
+width = re.search(r"data-scroll-width=\"(\d+)\"", dom)
+expect(width and int(width.group(1)) <= 1280, f"the page is {width.group(1) if width else None} pixels wide")
+expect("<h2>Plan</h2>" in dom and "plan-step-1" in dom, "the plan")
+'
 scan_page=$work/scan.html
 status=0
 "$dlldoctor" --scan "$example" --format html -o "$scan_page" || status=$?

@@ -162,12 +162,14 @@ TEST_CASE("a healthy zip root: no errors or warnings, the settings to use, exit 
   const auto& fix = settings["fix"];
   REQUIRE(fix.size() >= 4);
   // A folder of this machine with no Windows path (no --sysroot, no --map) is a placeholder in a command,
-  // and a comment says which folder it stands for.
+  // and the report's legend says once which folder it stands for.
   CHECK(contains(fix[0].get<std::string>(), "('-DCUDNN_ROOT=' + '<...\\sdk-trees\\healthy>')"));
   CHECK(!contains(fix[0].get<std::string>(), root.string()));
-  CHECK(fix.back() == "# <...\\sdk-trees\\healthy> is " + root.string() +
-                          " here: put its Windows path in its place before running a line (a PATH edit would keep the "
-                          "placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
+  CHECK(settings["placeholders"] == json::array({{{"name", "<...\\sdk-trees\\healthy>"}, {"host", root.string()}}}));
+  const std::string text = run_process({kDlldoctor, "sdk", root.string()}).out;
+  const std::string legend_line = "\n  <...\\sdk-trees\\healthy> is " + root.string() + "\n";
+  CHECK(contains(text, legend_line));
+  CHECK(text.find(legend_line) == text.rfind(legend_line));
   CHECK(contains(fix[0].get<std::string>(), "-DCUDNN_LIBRARY="));
   CHECK(contains(fix[1].get<std::string>(), "Include Directories: " + (root / "include").string()));
   CHECK(contains(fix[3].get<std::string>(), "Additional Dependencies: cudnn.lib"));
@@ -221,11 +223,8 @@ TEST_CASE("cudnn.lib missing from lib/x64 is LNK1181; a stray copy elsewhere is 
   CHECK(contains(f["message"].get<std::string>(), "LNK1181"));
   const auto& fix = f["fix"];
   REQUIRE(fix.size() >= 2);
-  CHECK(contains(fix[fix.size() - 2].get<std::string>(),
-                 "Copy-Item -Path '<...\\sdk-trees\\lib-missing>\\lib\\cudnn.lib'"));
-  CHECK(fix.back() == "# <...\\sdk-trees\\lib-missing> is " + root.string() +
-                          " here: put its Windows path in its place before running a line (a PATH edit would keep the "
-                          "placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
+  CHECK(contains(fix.back().get<std::string>(), "Copy-Item -Path '<...\\sdk-trees\\lib-missing>\\lib\\cudnn.lib'"));
+  CHECK(f["placeholders"] == json::array({{{"name", "<...\\sdk-trees\\lib-missing>"}, {"host", root.string()}}}));
   CHECK(run.report["import_library"].is_null());
 }
 

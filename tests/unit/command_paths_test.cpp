@@ -8,10 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 
 using dlldoctor::rules::CommandPaths;
 using dlldoctor::rules::Placeholder;
+
+namespace {
+// The legend's lines that name a placeholder.
+std::size_t lines_naming(const std::string& legend) {
+  std::size_t lines = 0;
+  for (std::size_t at = legend.find("\n  <"); at != std::string::npos; at = legend.find("\n  <", at + 1)) ++lines;
+  return lines;
+}
+}  // namespace
 
 TEST_CASE("a host path is written as its folder's placeholder; a Windows path is left as it is") {
   const CommandPaths paths("/copy/app/app.exe",
@@ -36,11 +46,11 @@ TEST_CASE("a host path is written as its folder's placeholder; a Windows path is
   CHECK(used[0].host == "/copy/app");
   CHECK(used[2].host == "/copy/cuda/bin");
 
-  const auto comments = dlldoctor::rules::placeholder_comments(used);
-  REQUIRE(comments.size() == 6);  // the program's folder once
-  CHECK(comments[0] ==
-        "# <folder of app.exe> is /copy/app here: put its Windows path in its place before running a line (a PATH edit "
-        "would keep the placeholder), or rerun with --map HOSTDIR=WINDOWSDIR");
+  const auto once = dlldoctor::rules::first_uses(used);
+  REQUIRE(once.size() == 6);  // the program's folder once
+  const std::string legend = dlldoctor::report::legend_text(once);
+  CHECK(legend.find("\n  <folder of app.exe> is /copy/app\n") != std::string::npos);
+  CHECK(lines_naming(legend) == 6);
 }
 
 TEST_CASE("\"/\" as a folder of the run names nothing; a folder the run did not list gets a name of its own") {
@@ -52,17 +62,16 @@ TEST_CASE("\"/\" as a folder of the run names nothing; a folder the run did not 
   CHECK(paths.in_command("/mnt/x/a.dll", &used) == "<...\\mnt\\x>\\a.dll");
   // Two unlisted folders with one name are both named in the comments.
   CHECK(paths.in_command("/a/lib/bin/y.dll", &used) == paths.in_command("/b/lib/bin/y.dll", &used));
-  CHECK(dlldoctor::rules::placeholder_comments(used).size() == 5);
+  CHECK(dlldoctor::rules::first_uses(used).size() == 5);
 }
 
-TEST_CASE("a folder name holding a newline stays on the comment's line") {
+TEST_CASE("a folder name holding a newline stays on its line of the legend") {
   const CommandPaths paths("", {"/copy/a\nb/bin"});
   std::vector<Placeholder> used;
   CHECK(paths.in_command("/copy/a\nb/bin/x.dll", &used) == "<...\\a\nb\\bin>\\x.dll");
-  const auto comments = dlldoctor::rules::placeholder_comments(used);
-  REQUIRE(comments.size() == 1);
-  CHECK(comments[0].find('\n') == std::string::npos);
-  CHECK(comments[0].find("a\\x0ab") != std::string::npos);
+  const std::string legend = dlldoctor::report::legend_text(dlldoctor::rules::first_uses(used));
+  CHECK(lines_naming(legend) == 1);
+  CHECK(legend.find("  <...\\a\\x0ab\\bin> is /copy/a\\x0ab/bin\n") != std::string::npos);
 }
 
 TEST_CASE("wrap keeps the pieces it is told to keep whole, and breaks at the other spaces") {

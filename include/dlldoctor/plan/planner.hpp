@@ -41,6 +41,13 @@ struct PlanInput {
   pe::ImageCache& images;
 };
 
+// How a step names a finding it mends, and the plan a finding still predicted: "[older-copy-wins]
+// (cudnn64_9.dll)".
+std::string finding_label(const rules::Finding& finding);
+
+// The plan's steps (1-based) that mend `finding`: a report points the finding's fix at them.
+std::vector<std::size_t> steps_mending(const Plan& plan, const rules::Finding& finding);
+
 // The plan for `diagnosis` (the diagnosis of `input` as it is now).
 Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis);
 

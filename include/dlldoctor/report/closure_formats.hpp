@@ -12,4 +12,12 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle& s
 // ticket itself. Empty when nothing fails, lost or is named by a finding.
 std::string mermaid_block(const ClosureView& view);
 
+// The Python section (what `--import` replayed: the environment, each recipe's steps), one list of lines
+// that every writer shows: a line `nested` under the one before it.
+struct PythonLine {
+  bool nested = false;
+  std::string text;
+};
+std::vector<PythonLine> python_lines(const recipes::Expansion& expansion);
+
 }  // namespace dlldoctor::report

@@ -68,6 +68,11 @@ class ClosureView {
   const Stack& stack() const { return stack_; }  // of shown()
   // For each finding, the earlier finding whose fix is the same (same_fix_as).
   const std::vector<std::optional<std::size_t>>& same_fix() const { return same_fix_; }
+  // For each finding, the plan's steps (1-based) that mend it: its fix is those steps, so that the report
+  // says one thing (JSON keeps the finding's own fix too, with the link).
+  const std::vector<std::vector<std::size_t>>& plan_steps() const { return plan_steps_; }
+  // The placeholders of the plan's commands and the findings' fixes, each once: the report's one legend.
+  const std::vector<rules::Placeholder>& placeholders() const { return placeholders_; }
   // Parallel to shown().closure->modules.
   const std::vector<ModuleShown>& modules() const { return modules_; }
   // The trees a report draws, in order: the loads asked about first, the program's own start-up after
@@ -86,6 +91,8 @@ class ClosureView {
   Stack raw_stack_;
   Stack stack_;
   std::vector<std::optional<std::size_t>> same_fix_;
+  std::vector<std::vector<std::size_t>> plan_steps_;
+  std::vector<rules::Placeholder> placeholders_;
   std::vector<ModuleShown> modules_;
   std::vector<TreeNode> trees_;
   std::vector<std::string> unbreakable_;

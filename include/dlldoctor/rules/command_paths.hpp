@@ -11,13 +11,9 @@
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
+#include "dlldoctor/rules/finding.hpp"
 
 namespace dlldoctor::rules {
-
-struct Placeholder {
-  std::string name;  // "<folder of app.exe>", "<...\cuda\bin>"
-  std::string host;  // the folder of this machine it stands for
-};
 
 class CommandPaths {
  public:
@@ -49,9 +45,5 @@ class CommandPaths {
 // Each placeholder once, at its first use (two folders the run did not list may share a name: both are
 // kept, so that the comments show it).
 std::vector<Placeholder> first_uses(const std::vector<Placeholder>& used);
-
-// One comment line per placeholder (first_uses): which folder of this machine it stands for, with
-// controls escaped, and how to name its Windows folder instead.
-std::vector<std::string> placeholder_comments(const std::vector<Placeholder>& used);
 
 }  // namespace dlldoctor::rules

@@ -28,13 +28,20 @@ struct FixStep {
 //   rename       path: files to keep as <name>.bak (the user's write-up's habit)
 //   copy         from: files; to: the folder they go to
 //   install      names: DLLs a download or an installer brings; to: where they land; version; what: from
-//                where (prose); command: the rules' own install line (only code values, never a file's bytes)
+//                where (prose); command: the rules' own install line (only code values, never a file's bytes);
+//                copy_from: files in a folder only the user knows ('<the unpacked zip>\bin\*.dll')
 //   path_add     entry: a folder; position: first | last; scope: process | user | machine
 //   path_remove  entry: PATH entries as written; scope
 //   unblock      path: files whose Mark of the Web goes
 //   new_terminal (none): a process started now, with the registry's PATH
 //   by_hand      what: a change only a person can make (code, an installer's dialog); never checked
 const std::vector<std::string>* fix_step_fields(const std::string& kind);
+
+// A folder of this machine with no Windows path, as a fix command names it (rules/command_paths.hpp).
+struct Placeholder {
+  std::string name;  // "<folder of app.exe>", "<...\cuda\bin>"
+  std::string host;  // the folder of this machine it stands for
+};
 
 // A loader error as Windows words it (rules/errors.toml).
 struct LoaderErrorText {
@@ -52,7 +59,9 @@ struct Finding {
   std::string message;  // one or two sentences, paths and versions included
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // structured: paths, versions, steps
   std::vector<std::string> fix;  // commands to type (PowerShell unless said otherwise)
-  std::vector<FixStep> steps;    // alternatives the planner may try, each one change; empty: none it can check
+  // The placeholders the fix writes, each once: a report explains them once for all its commands.
+  std::vector<Placeholder> placeholders;
+  std::vector<FixStep> steps;  // alternatives the planner may try, each one change; empty: none it can check
   // The error the user sees: the loader's, and what the program or the framework that made the call
   // prints for it, as they print it (a user searches the report for the line they pasted).
   std::optional<LoaderErrorText> error;
