@@ -174,7 +174,16 @@ std::vector<std::string> changed_system_values(const LoadedHive& loaded, const S
   return changed;
 }
 
-// A folder next to `missing` whose name starts with the last part of `missing` (and is longer).
+bool holds_dlls(FileSystem& files, const std::string& folder) {
+  const auto names = files.file_names(folder);
+  return std::any_of(names.begin(), names.end(), [](const std::string& name) {
+    return name.size() > 4 && ascii_lower(name.substr(name.size() - 4)) == ".dll";
+  });
+}
+
+// A folder next to `missing` whose name starts with the last part of `missing` (and is longer). A PATH
+// entry names a folder of DLLs: when the completed folder holds none and its bin folder does, the entry was
+// cut from that one (...\cudnn-9.4.0.5 from ...\cudnn-9.4.0.58\bin, the end of a long PATH).
 std::optional<FolderRef> completion_of(const Environment& environment, const std::string& missing, FileSystem& files) {
   const std::string last = base_name(missing);
   if (last.empty() || last.size() == missing.size()) return std::nullopt;
@@ -183,7 +192,10 @@ std::optional<FolderRef> completion_of(const Environment& environment, const std
   const std::string stem = ascii_lower(last);
   for (const std::string& name : files.folder_names(parent)) {
     if (name.size() > stem.size() && ascii_lower(name).compare(0, stem.size(), stem) == 0) {
-      const std::string host = join_path(parent, name);
+      std::string host = join_path(parent, name);
+      if (!holds_dlls(files, host)) {
+        if (auto bin = files.find_folder(host, "bin"); bin && holds_dlls(files, *bin)) host = *bin;
+      }
       return FolderRef{host, windows_path_of(environment, host), true};
     }
   }

@@ -42,13 +42,15 @@ std::string with_entry(const std::optional<std::string>& value, const std::strin
   return first ? entry + ";" + *value : *value + ";" + entry;
 }
 
-std::string without_entries(const std::string& value, const std::vector<std::string>& entries) {
+// `value` without `entries`; `with` (when not empty) takes the place of each.
+std::string replaced_entries(const std::string& value, const std::vector<std::string>& entries,
+                             const std::string& with) {
   std::string out;
   for (const std::string& part : split_path_list(value)) {
     const bool drop = std::any_of(entries.begin(), entries.end(),
                                   [&](const std::string& e) { return entry_key(e) == entry_key(part); });
-    if (drop) continue;
-    out += (out.empty() ? "" : ";") + part;
+    if (drop && with.empty()) continue;
+    out += (out.empty() ? "" : ";") + (drop ? with : part);
   }
   return out;
 }
@@ -70,11 +72,15 @@ bool is_program(const graph::Closure& closure, const std::string& path) {
 // every function the closure's modules import from that name or forward to it (the stand-in answers them all).
 pe::Image stand_in(const std::string& name, const std::string& version, const graph::Closure& before,
                    const Result<pe::Image>* replaced) {
-  // A whole copy of a damaged file is that file as its headers describe it (imports, toolset, version).
+  // A whole copy of a damaged file is that file as its headers describe it (imports, toolset, version);
+  // the process's build of a file built for another machine imports what that one does (the same
+  // release's siblings and runtime), so the check still asks for them.
   if (replaced && replaced->ok() && replaced->value().is_dll) {
     pe::Image image = replaced->value();
     image.cut_short.reset();
     image.warnings.clear();
+    image.machine = before.process_machine;
+    image.format = before.process_machine == pe::machine::kI386 ? pe::Format::Pe32 : pe::Format::Pe32Plus;
     if (auto wanted = parse_version(version)) image.file_version = wanted;
     return image;
   }
@@ -128,7 +134,7 @@ Result<std::map<std::string, std::vector<std::string>>> host_fields(const rules:
   std::map<std::string, std::vector<std::string>> host;
   for (const auto& [field, values] : step.fields) {
     const bool file = field == "path" || field == "from";
-    const bool folder = field == "to" || (field == "entry" && step.kind == "path_add");
+    const bool folder = field == "to" || field == "with" || (field == "entry" && step.kind == "path_add");
     if (!file && !folder) continue;
     if (values.empty()) return Error{fmt::format("a {} step without {}", step.kind, field)};
     for (const std::string& value : values) {
@@ -184,22 +190,31 @@ void apply_step(const Step& step, const graph::Closure& before, env::Environment
       if (scope == "machine" && environment.machine_path)
         environment.machine_path = with_entry(environment.machine_path, entry, first);
     }
-  } else if (change.kind == "path_remove") {
+  } else if (change.kind == "path_remove" || change.kind == "path_replace") {
     const auto& entries = change.values("entry");
-    auto& path = environment.path;
-    path.erase(std::remove_if(path.begin(), path.end(),
-                              [&](const env::PathEntry& e) {
-                                // The step names the entry as the report shows it (its Windows spelling).
-                                const std::string shown = env::windows_entry_text(environment, e.text);
-                                return std::any_of(entries.begin(), entries.end(), [&](const std::string& x) {
-                                  return entry_key(x) == entry_key(e.text) || entry_key(x) == entry_key(shown);
-                                });
-                              }),
-               path.end());
+    // path_replace: the completed folder takes the cut entry's place, so the search order stays as it was.
+    const std::string with = change.value("with");
+    env::Environment parsed = environment;
+    parsed.path.clear();
+    if (!with.empty()) env::append_path_entries(parsed, with, files);
+    std::vector<env::PathEntry> path;
+    for (env::PathEntry& e : environment.path) {
+      // The step names the entry as the report shows it (its Windows spelling).
+      const std::string shown = env::windows_entry_text(environment, e.text);
+      const bool named = std::any_of(entries.begin(), entries.end(), [&](const std::string& x) {
+        return entry_key(x) == entry_key(e.text) || entry_key(x) == entry_key(shown);
+      });
+      if (!named) {
+        path.push_back(std::move(e));
+      } else {
+        path.insert(path.end(), parsed.path.begin(), parsed.path.end());
+      }
+    }
+    environment.path = std::move(path);
     if (scope != "machine" && environment.user_path)
-      environment.user_path = without_entries(*environment.user_path, entries);
+      environment.user_path = replaced_entries(*environment.user_path, entries, with);
     if (scope != "user" && environment.machine_path)
-      environment.machine_path = without_entries(*environment.machine_path, entries);
+      environment.machine_path = replaced_entries(*environment.machine_path, entries, with);
   } else if (change.kind == "new_terminal") {
     if (environment.machine_path || environment.user_path) {
       environment.path.clear();

@@ -87,6 +87,18 @@ std::vector<std::string> step_commands(const Step& step, const rules::CommandPat
       out.push_back(fmt::format("$p = ($p -split ';' | Where-Object {{ @({}) -notcontains $_ }}) -join ';'", entries));
       out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', $p, '{}')", scope_name(scope)));
     }
+  } else if (c.kind == "path_replace") {
+    // In place, one whole entry at a time: a text replace would also change the longer entries a
+    // cut-short one is the start of.
+    const std::string swap = fmt::format("ForEach-Object {{ if (@({}) -contains $_) {{ {} }} else {{ $_ }} }}",
+                                         list(c.values("entry")), literal(c.value("with")));
+    out.push_back(fmt::format("$env:Path = ($env:Path -split ';' | {}) -join ';'   # this terminal", swap));
+    if (scope != "process") {
+      out.push_back(fmt::format("$p = [Environment]::GetEnvironmentVariable('Path', '{}')", scope_name(scope)));
+      out.push_back(fmt::format("$p = ($p -split ';' | {}) -join ';'", swap));
+      out.push_back(fmt::format("[Environment]::SetEnvironmentVariable('Path', $p, '{}')   # new terminals{}",
+                                scope_name(scope), scope == "machine" ? ", as administrator" : ""));
+    }
   } else if (c.kind == "unblock") {
     out.push_back(fmt::format("Unblock-File -LiteralPath {}", list(c.values("path"))));
   } else if (c.kind == "new_terminal") {
@@ -115,6 +127,9 @@ std::string step_summary(const Step& step) {
     return fmt::format("Put {} {} on {}", shown(c.values("entry")), c.value("position") == "last" ? "last" : "first",
                        where);
   if (c.kind == "path_remove") return "Take " + shown(c.values("entry")) + " off " + where;
+  if (c.kind == "path_replace")
+    return "Put " + escape_bytes(c.value("with"), Escape::Controls) + " in place of " + shown(c.values("entry")) +
+           " on " + where;
   if (c.kind == "unblock") return "Unblock " + shown(c.values("path"));
   if (c.kind == "new_terminal") return "Open a new terminal";
   return escape_bytes(c.value("what"), Escape::Controls);

@@ -114,6 +114,18 @@ function Remove-PathEntry([int]$Number, [string[]]$Entries, [string]$Scope) {
   Write-Host "step ${Number}: removed from the $Scope PATH: $($Entries -join ', ')"
 }
 
+function Replace-PathEntry([int]$Number, [string]$Entry, [string]$With, [string]$Scope) {
+  $env:Path = (@($env:Path -split ';' | ForEach-Object { if (Same-Entry $_ $Entry) { $With } else { $_ } })) -join ';'
+  if ($Scope -eq 'Process') { Write-Host "step ${Number}: $With in place of $Entry on this session's PATH"; return }
+  $key = Get-PathKey $Scope
+  $raw = (Get-Item -LiteralPath $key).GetValue('Path', '', 'DoNotExpandEnvironmentNames')
+  $value = (@($raw -split ';' | ForEach-Object { if (Same-Entry $_ $Entry) { $With } else { $_ } })) -join ';'
+  if ($value -eq $raw) { Write-Host "step ${Number}: already done ($Scope PATH has no $Entry)"; return }
+  Set-ItemProperty -LiteralPath $key -Name Path -Value $value -Type ExpandString
+  $script:pathChanged = $true
+  Write-Host "step ${Number}: $With in place of $Entry in the $Scope PATH"
+}
+
 function Unblock-Files([int]$Number, [string[]]$Files) {
   foreach ($file in $Files) {
     if (-not (Test-Path -LiteralPath $file -PathType Leaf)) { $script:left += "step ${Number}: $file is not there"; continue }
@@ -164,9 +176,10 @@ bool protected_folder(const std::string& path) {
 Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
   // Every path the script acts on must be one the Windows machine knows.
   for (const Step& step : plan.steps) {
-    for (const char* field : {"path", "from", "to", "entry"}) {
+    for (const char* field : {"path", "from", "to", "entry", "with"}) {
       // An entry to take off PATH is matched as written (empty, relative, quoted); only a host path is wrong.
-      const bool as_written = step.change.kind == "path_remove" && std::string(field) == "entry";
+      const bool as_written =
+          (step.change.kind == "path_remove" || step.change.kind == "path_replace") && std::string(field) == "entry";
       for (const std::string& value : step.change.values(field)) {
         const std::string unquoted = value.size() >= 2 && value.front() == '"' ? value.substr(1) : value;
         if (as_written ? !unquoted.empty() && unquoted.front() == '/' : !env::is_windows_absolute(value))
@@ -232,6 +245,9 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
     } else if (c.kind == "path_remove") {
       out +=
           fmt::format("  Remove-PathEntry {} {} '{}'\n", n, literals(c.values("entry")), scope_name(c.value("scope")));
+    } else if (c.kind == "path_replace") {
+      out += fmt::format("  Replace-PathEntry {} {} {} '{}'\n", n, powershell_literal(c.value("entry")),
+                         powershell_literal(c.value("with")), scope_name(c.value("scope")));
     } else if (c.kind == "unblock") {
       out += fmt::format("  Unblock-Files {} {}\n", n, literals(c.values("path")));
     } else if (c.kind == "new_terminal") {

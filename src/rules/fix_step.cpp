@@ -11,6 +11,7 @@ const std::vector<std::string>* fix_step_fields(const std::string& kind) {
       {"install", {"names", "to", "version", "what", "command", "copy_from"}},
       {"path_add", {"entry", "position", "scope"}},
       {"path_remove", {"entry", "scope"}},
+      {"path_replace", {"entry", "with", "scope"}},
       {"unblock", {"path"}},
       {"new_terminal", {}},
       {"by_hand", {"what"}},

@@ -715,6 +715,11 @@ PlannedRun carry_out_plan(const Scenario& s, const nlohmann::json& report, const
         const std::string text = moved(entry, from, to);
         path.erase(std::remove(path.begin(), path.end(), text), path.end());
       }
+    } else if (kind == "path_replace") {
+      path_changed = true;
+      const std::string cut = moved(step["entry"][0], from, to);
+      const std::string with = moved(step["with"], from, to);
+      std::replace(path.begin(), path.end(), cut, with);
     } else if (kind == "new_terminal") {
       use_registry_path = true;
     } else {

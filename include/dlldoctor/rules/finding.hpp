@@ -32,6 +32,7 @@ struct FixStep {
 //                copy_from: files in a folder only the user knows ('<the unpacked zip>\bin\*.dll')
 //   path_add     entry: a folder; position: first | last; scope: process | user | machine
 //   path_remove  entry: PATH entries as written; scope
+//   path_replace entry: one PATH entry as written; with: the folder that takes its place; scope
 //   unblock      path: files whose Mark of the Web goes
 //   new_terminal (none): a process started now, with the registry's PATH
 //   by_hand      what: a change only a person can make (code, an installer's dialog); never checked

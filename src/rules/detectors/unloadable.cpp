@@ -46,11 +46,19 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
       const resolve::Candidate& first = resolution.candidates.front();
       detail::Json others = detail::Json::array();
       for (const auto& c : resolution.candidates) others.push_back(detail::candidate_json(c));
-      sink.emit("wrong-machine", "wrong_program", module.name,
+      // A 64-bit program with only a 32-bit build of the DLL: the DLL is the odd one out (the 32-bit
+      // program beside 64-bit DLLs is the 32-bit Python case, where the program is).
+      const bool dll_is_odd =
+          input.closure.process_machine == pe::machine::kAmd64 && first.machine && *first.machine == pe::machine::kI386;
+      const std::string machine = first.machine ? pe::machine_name(*first.machine) : "?";
+      sink.emit("wrong-machine", dll_is_odd ? "wrong_dll_build" : "wrong_program", module.name,
                 {{"dll", module.name},
                  {"program", program},
                  {"process_machine", process_machine},
-                 {"machine", first.machine ? pe::machine_name(*first.machine) : "?"}},
+                 {"machine", machine},
+                 {"path", detail::shown(first)},
+                 {"backup", base_name(detail::shown(first)) + "." + machine + ".bak"},
+                 {"folder", folder_of(detail::shown(first))}},
                 {{"candidate", detail::candidate_json(first)},
                  {"candidates", std::move(others)},
                  {"process_machine", process_machine}});
