@@ -330,7 +330,7 @@ class Reader {
     const std::uint64_t n = count();
     for (std::uint64_t i = 0; i < n && ok_; ++i) {
       K key(text());
-      V value;
+      V value{};  // a damaged file stops the reads: nothing indeterminate is copied
       (*this)(value);
       // Written in the map's order: each goes at the end, without a search.
       map.emplace_hint(map.end(), std::move(key), std::move(value));
