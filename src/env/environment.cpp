@@ -327,6 +327,10 @@ std::optional<std::string> windows_path_of(const Environment& environment, const
   return rebase_path(host_path, *environment.sysroot, "C:");
 }
 
+std::string shown_path(const Environment& environment, const std::string& path) {
+  return windows_path_of(environment, path).value_or(path);
+}
+
 std::string windows_entry_text(const Environment& environment, const std::string& text) {
   const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
   const std::string inner = quoted ? text.substr(1, text.size() - 2) : text;

@@ -176,7 +176,7 @@ Result<PythonEnvironment> find_python_environment(const Environment& environment
       cfg = files.read_small_file(*file, kSmallFile);
       if (cfg) {
         python.prefix = candidate;
-        python.why = fmt::format("pyvenv.cfg in {}", candidate);
+        python.why = fmt::format("pyvenv.cfg in {}", shown_path(environment, candidate));
         break;
       }
     }
@@ -200,12 +200,12 @@ Result<PythonEnvironment> find_python_environment(const Environment& environment
     system_site = ascii_lower(cfg_value(*cfg, "include-system-site-packages").value_or("")) == "true";
   } else if (files.find_folder(here.host, "conda-meta")) {
     python.layout = PythonEnvironment::Layout::Conda;
-    python.why = fmt::format("conda-meta in {}", here.host);
+    python.why = fmt::format("conda-meta in {}", here.windows.value_or(here.host));
   } else if (is_store_path(here.host) || (here.windows && is_store_path(*here.windows))) {
     python.layout = PythonEnvironment::Layout::Store;
     python.why = "installed under WindowsApps\\PythonSoftwareFoundation.Python.*";
   } else {
-    python.why = fmt::format("no pyvenv.cfg or conda-meta in {}", here.host);
+    python.why = fmt::format("no pyvenv.cfg or conda-meta in {}", here.windows.value_or(here.host));
   }
   if (python.base_prefix.empty()) python.base_prefix = python.prefix;
   if (python.version.empty()) python.version = version_of_dll(files, folder_of(python.interpreter));

@@ -521,7 +521,7 @@ void Builder::add_load(const LoadCall& call) {
   }
   const std::string label =
       fmt::format("{}LoadLibraryExW(\"{}\", 0x{:x})", call.origin.empty() ? std::string() : call.origin + ": ",
-                  call.name, call.flags);
+                  env::shown_path(environment_, call.name), call.flags);
   const DllName key(resolve::has_path(call.name) ? base_name(call.name) : call.name);
   auto existing = index_.find(key);
   const bool was_loaded =

@@ -53,7 +53,8 @@ std::vector<std::string> step_commands(const Step& step, const rules::CommandPat
         fmt::format("Copy-Item -LiteralPath {} -Destination {}", list(c.values("from")), literal(c.value("to"))));
   } else if (c.kind == "install") {
     // `command` is PowerShell the rules wrote (a family's install line); `what` is prose; `copy_from`
-    // names files in a folder only the user knows (the unpacked zip): the line says how, placeholder and all.
+    // names files in a folder only the user knows (the unpacked zip), `unpack` a download only the user has:
+    // the line says how, placeholder and all.
     if (!c.value("command").empty()) {
       out.push_back(c.value("command"));
     } else {
@@ -61,6 +62,11 @@ std::vector<std::string> step_commands(const Step& step, const rules::CommandPat
       if (!c.value("copy_from").empty())
         out.push_back(fmt::format("Copy-Item -Path {} -Destination {}", powershell_literal(c.value("copy_from")),
                                   literal(c.value("to"))));
+      // NVIDIA's archives hold one folder named as the archive, with bin inside: `to` is that bin, so the
+      // archive is unpacked two levels up (tar makes the folder).
+      if (!c.value("unpack").empty())
+        out.push_back(fmt::format("tar -xf {} -C {}", powershell_literal("<the downloaded " + c.value("unpack") + ">"),
+                                  literal(folder_of(folder_of(c.value("to"))))));
     }
     std::vector<std::string> expected;
     for (const std::string& name : c.values("names")) expected.push_back(file_in_folder(c.value("to"), name));

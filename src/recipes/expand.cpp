@@ -274,7 +274,7 @@ class Expander {
       outcome.outcome = "skipped: " + target.error().message;
       return outcome;
     }
-    outcome.step = step_text(step, *target);
+    outcome.step = step_text(step, env::shown_path(environment_, *target));
     if (step.kind == RecipeStep::Kind::AddDllDirectory) {
       add_directory(step, *target, outcome);
     } else if (step.kind == RecipeStep::Kind::SetDllDirectory) {

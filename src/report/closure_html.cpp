@@ -116,9 +116,9 @@ void append_findings(std::string& out, const ClosureView& view) {
   }
 }
 
-void append_python(std::string& out, const recipes::Expansion& expansion) {
+void append_python(std::string& out, const recipes::Expansion& expansion, const env::Environment* environment) {
   out += "<h2>Python</h2>\n<ul class=\"python\" id=\"python\">\n";
-  const std::vector<PythonLine> lines = python_lines(expansion);
+  const std::vector<PythonLine> lines = python_lines(expansion, environment);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     // The nested lines after a line go in a list of its own.
     out += "<li>" + html_text(lines[i].text);
@@ -190,7 +190,7 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle&) 
   }
   append_findings(out, view);
   if (!input.plan) out += legend;
-  if (input.expansion) append_python(out, *input.expansion);
+  if (input.expansion) append_python(out, *input.expansion, input.environment);
   out += "<h2>Dependency tree</h2>\n<div class=\"tree\" id=\"tree\">\n";
   HtmlTree tree(out, view, picture);
   for (const TreeNode& top : view.trees()) tree.write(top);

@@ -504,15 +504,16 @@ class TreeWriter {
 
 }  // namespace
 
-std::vector<PythonLine> python_lines(const recipes::Expansion& expansion) {
+std::vector<PythonLine> python_lines(const recipes::Expansion& expansion, const env::Environment* environment) {
   const env::PythonEnvironment& python = expansion.python;
+  auto shown = [&](const std::string& path) { return environment ? env::shown_path(*environment, path) : path; };
   std::vector<PythonLine> lines;
   lines.push_back({false, fmt::format("Python: {}{} ({})", env::layout_name(python.layout),
                                       python.version.empty() ? std::string() : " " + python.version, python.why)});
   // Which process loads the DLLs: with a venv's launcher, not the program the user named.
   if (!python.launcher.empty())
     lines.push_back({true, fmt::format("process: {} loads every DLL; {} is the venv's launcher, which only starts it",
-                                       python.interpreter, python.launcher)});
+                                       shown(python.interpreter), shown(python.launcher))});
   if (!python.user_site_why.empty()) lines.push_back({true, "user site: " + python.user_site_why});
   for (const recipes::ExpandedRecipe& recipe : expansion.recipes) {
     std::string values;
@@ -521,7 +522,13 @@ std::vector<PythonLine> python_lines(const recipes::Expansion& expansion) {
     lines.push_back({false, fmt::format("{} {}{}", recipe.package_dir.empty() ? "start-up:" : "import", recipe.id,
                                         values.empty() ? std::string() : " (" + values + ")")});
     if (!recipe.outside_covers.empty()) lines.push_back({true, "note: " + recipe.outside_covers});
-    for (const recipes::StepOutcome& step : recipe.steps) lines.push_back({true, step.step + ": " + step.outcome});
+    for (const recipes::StepOutcome& step : recipe.steps) {
+      // Two steps that came to the same folder (torch's sys.exec_prefix and sys.base_exec_prefix outside a
+      // venv) say one thing: shown once; JSON keeps both.
+      const std::string text = step.step + ": " + step.outcome;
+      if (lines.back().nested && lines.back().text == text) continue;
+      lines.push_back({true, text});
+    }
   }
   for (const std::string& variable : expansion.variables_used) lines.push_back({true, variable});
   return lines;
@@ -530,8 +537,8 @@ std::vector<PythonLine> python_lines(const recipes::Expansion& expansion) {
 namespace {
 
 // Before the trees of the recipes' loads.
-void append_python_text(std::string& out, const recipes::Expansion& expansion) {
-  for (const PythonLine& line : python_lines(expansion))
+void append_python_text(std::string& out, const recipes::Expansion& expansion, const env::Environment* environment) {
+  for (const PythonLine& line : python_lines(expansion, environment))
     out += (line.nested ? "  " + wrap(line.text, kTextWidth - 2, "    ") : wrap(line.text, kTextWidth, "  ")) + "\n";
   out += '\n';
 }
@@ -640,7 +647,7 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
     out += '\n';
   }
   if (!input.plan) out += legend;
-  if (input.expansion) append_python_text(out, *input.expansion);
+  if (input.expansion) append_python_text(out, *input.expansion, input.environment);
   // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
   // loads asked about come first, and the host's own start-up after them: it is context.
   TreeWriter tree(out, closure, view.modules(), style);
@@ -704,7 +711,7 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
   if (!input.plan) out += legend;
   if (input.expansion) {
     out += "### Python\n\n";
-    for (const PythonLine& line : python_lines(*input.expansion))
+    for (const PythonLine& line : python_lines(*input.expansion, input.environment))
       out += (line.nested ? "  - " : "- ") + markdown_cell(line.text) + "\n";
     out += "\n";
   }

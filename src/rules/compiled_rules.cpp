@@ -63,7 +63,8 @@ void fields(A& a, VersionedLoads& v) {
 template <typename A>
 void fields(A& a, Family& f) {
   members<Family>(a, f.id, f.name, f.kind, f.generation, f.main, f.members, f.runtime_loads, f.versioned_loads,
-                  f.install_places, f.wheel_places, f.install, f.redist_folder, f.same_version, f.version_format,
+                  f.install_places, f.wheel_places, f.install, f.redist_folder, f.release, f.archive,
+                  f.same_version, f.version_format,
                   f.runtime_says, Source{f.source});
 }
 template <typename A>

@@ -37,10 +37,6 @@ namespace {
 
 using detail::module_named;
 
-std::string shown_path(const env::Environment& environment, const std::string& path) {
-  return env::windows_path_of(environment, path).value_or(path);
-}
-
 // What Python names a module imported from `file`: its name up to the first dot (the ABI tag of
 // "_pywrap_tensorflow_internal.cp310-win_amd64.pyd" is not part of it).
 std::string import_name(const std::string& file) {
@@ -109,7 +105,7 @@ std::optional<ErrorWords> error_words(const RuleInput& input, const graph::Modul
   const std::optional<std::size_t> call_index = failing_call(input, module);
   if (call_index && *call_index < loads.size()) {
     const graph::LoadCall& call = loads[*call_index];
-    values["path"] = shown_path(input.environment, call.name);
+    values["path"] = env::shown_path(input.environment, call.name);
     values["module"] = import_name(call.name);
     if (const std::string* text = says_for(call.says, code)) {
       // One text may hold several lines (old and new wordings of one framework), split before the values

@@ -8,7 +8,7 @@ const std::vector<std::string>* fix_step_fields(const std::string& kind) {
   static const std::map<std::string, std::vector<std::string>> kFields = {
       {"rename", {"path"}},
       {"copy", {"from", "to"}},
-      {"install", {"names", "to", "version", "what", "command", "copy_from"}},
+      {"install", {"names", "to", "version", "what", "command", "copy_from", "unpack"}},
       {"path_add", {"entry", "position", "scope"}},
       {"path_remove", {"entry", "scope"}},
       {"path_replace", {"entry", "with", "scope"}},

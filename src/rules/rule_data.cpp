@@ -50,7 +50,7 @@ Result<Family> read_family(const TableReader& in) {
   family.source = in.at();
   auto keys = in.only_keys({"id", "name", "kind", "generation", "main", "members", "runtime_loads", "versioned_loads",
                             "install_places", "wheel_places", "install", "redist_folder", "same_version",
-                            "version_format", "runtime_says"});
+                            "version_format", "runtime_says", "release", "archive"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), family.id, error);
@@ -64,6 +64,8 @@ Result<Family> read_family(const TableReader& in) {
   assign(in.texts("wheel_places", false), family.wheel_places, error);
   assign(in.text("install", std::string()), family.install, error);
   assign(in.text("redist_folder", std::string()), family.redist_folder, error);
+  assign(in.text("release", std::string()), family.release, error);
+  assign(in.text("archive", std::string()), family.archive, error);
   assign(in.flag("same_version", false), family.same_version, error);
   assign(in.text("version_format", std::string("plain")), family.version_format, error);
   assign(in.says("runtime_says"), family.runtime_says, error);

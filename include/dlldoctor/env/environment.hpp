@@ -134,6 +134,11 @@ std::optional<std::string> rebase_path(const std::string& path, const std::strin
 // The Windows spelling of a host path under the sysroot, if it is under it.
 std::optional<std::string> windows_path_of(const Environment& environment, const std::string& host_path);
 
+// A path as a message shows it: its Windows spelling when the path is under --sysroot or a --map folder,
+// else as given. The one rule for every text a user reads (reports, call texts, recipe steps); JSON keeps
+// host paths only in fields that name a file to open on the machine dlldoctor ran on.
+std::string shown_path(const Environment& environment, const std::string& path);
+
 // A PATH entry as the Windows machine's PATH spells it: a host path under --sysroot or --map is its
 // Windows path (inside its quotes, for a quoted one); anything else (a relative entry) as written.
 std::string windows_entry_text(const Environment& environment, const std::string& text);

@@ -13,11 +13,12 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle& s
 std::string mermaid_block(const ClosureView& view);
 
 // The Python section (what `--import` replayed: the environment, each recipe's steps), one list of lines
-// that every writer shows: a line `nested` under the one before it.
+// that every writer shows: a line `nested` under the one before it. Paths in Windows spelling where
+// `environment` (may be null) knows it.
 struct PythonLine {
   bool nested = false;
   std::string text;
 };
-std::vector<PythonLine> python_lines(const recipes::Expansion& expansion);
+std::vector<PythonLine> python_lines(const recipes::Expansion& expansion, const env::Environment* environment);
 
 }  // namespace dlldoctor::report

@@ -37,6 +37,10 @@ struct Family {
   std::vector<std::string> wheel_places;        // pip wheels' folders, relative to a site-packages folder
   std::string install;                          // the command (or hint) that installs it
   std::string redist_folder;                    // msvc: its folder in Visual Studio's VC\Redist\MSVC\<version>\x64
+  // The release a plan installs when no copy of the family is on the machine, and NVIDIA's archive for it:
+  // the install step's stand-ins carry that version (and so ask for what that release loads).
+  std::string release;
+  std::string archive;
   bool same_version = false;                    // all members must carry one file version
   // "cudart": CUDA version in the last part (12040 = 12.4); "nvidia_driver": the NVIDIA driver's number
   // (nvcuda.dll 31.0.15.5244 is 552.44), which the CUDA releases' minimum drivers are compared with.

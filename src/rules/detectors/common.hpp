@@ -39,6 +39,12 @@ inline bool is_copy_of(const env::DllCopy& copy, const DllName& name) { return D
 
 inline bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
+// The folder `name` beside `folder`, in the spelling (Windows or host) `folder` has.
+inline std::string sibling_folder(const std::string& folder, const std::string& name) {
+  const char separator = folder.find('\\') != std::string::npos ? '\\' : '/';
+  return folder_of(folder) + separator + name;
+}
+
 // The module of the closure of that name (as the closure spells it), if any.
 inline const graph::Module* module_named(const graph::Closure& closure, const std::string& name) {
   for (const graph::Module& m : closure.modules) {

@@ -26,12 +26,6 @@ std::string name_pattern(const Family& family) {
   return prefix + "*" + suffix;
 }
 
-// The folder `name` beside `folder`, in the spelling (Windows or host) `folder` has.
-std::string sibling_folder(const std::string& folder, const std::string& name) {
-  const char separator = folder.find('\\') != std::string::npos ? '\\' : '/';
-  return folder_of(folder) + separator + name;
-}
-
 }  // namespace
 
 void detect_mixed_generations(const std::vector<env::FolderContents>& folders, const RuleData& rules,
@@ -60,7 +54,7 @@ void detect_mixed_generations(const std::vector<env::FolderContents>& folders, c
       sink.emit("mixed-generations-folder", "default", older.main.front().key(),
                 {{"folder", shown_folder},
                  {"families", names},
-                 {"moved_folder", sibling_folder(shown_folder, older.id)},
+                 {"moved_folder", detail::sibling_folder(shown_folder, older.id)},
                  {"pattern", name_pattern(older)}},
                 {{"folder", detail::shown(folder.folder)},
                  {"host_folder", folder.folder.host},

@@ -113,7 +113,24 @@ bool wrong_generation(Context& c) {
     Vars vars = {{"dll", c.module.name},     {"needed_by", detail::first_needed_by(c.module)},
                  {"wanted", c.family->name}, {"wanted_version", c.family->generation + ".x"},
                  {"installed", other.name},  {"copies", paths}};
-    const std::string variant = framework_support(c, vars) ? "framework" : "default";
+    std::string variant = framework_support(c, vars) ? "framework" : "default";
+    if (!c.family->release.empty() && !c.family->archive.empty()) {
+      // The wanted release unpacked beside the installed one's folder (the write-up's one folder per
+      // release): NVIDIA's archive holds one folder named as the archive, with bin inside.
+      std::string root = folder_of(detail::shown(*copies.front()));
+      if (ascii_lower(base_name(root)) == "bin") root = folder_of(root);
+      std::string stem = c.family->archive;
+      if (stem.size() > 4 && ascii_lower(stem.substr(stem.size() - 4)) == ".zip") stem.resize(stem.size() - 4);
+      const char separator = root.find('\\') != std::string::npos ? '\\' : '/';
+      vars["new_parent"] = folder_of(root);
+      vars["new_folder"] = detail::sibling_folder(root, stem) + separator + "bin";
+      vars["wanted_release"] = c.family->release;
+      vars["wanted_archive"] = c.family->archive;
+      std::vector<std::string> members;
+      for (const DllName& member : c.family->members) members.push_back(member.display());
+      vars["wanted_dlls"] = Value::list(members);
+      variant += "_install";
+    }
     c.sink.emit("wrong-cudnn-generation", variant, c.module.name, vars, c.evidence, c.severity);
     return true;
   }
