@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 packages=(
   cmake ninja-build g++ pkg-config
   libcli11-dev libfmt-dev libboost-filesystem-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev
-  liblief-dev python3-jsonschema
+  liblief-dev python3-jsonschema python3-venv python3-yaml
   gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 binutils-mingw-w64-i686
   g++-mingw-w64-x86-64-posix
   clang-14 lld-14 llvm-14 libclang-rt-14-dev

@@ -20,8 +20,14 @@ string(REPLACE "\n" ";" lines "${text}")
 set(line_number 0)
 set(rows "")
 set(hosts "")
+set(windows "")
 foreach(line IN LISTS lines)
   math(EXPR line_number "${line_number} + 1")
+  # "@windows <what the table was read from>": --version names it.
+  if(line MATCHES "^@windows[ \t]+(.+)$")
+    set(windows "${CMAKE_MATCH_1}")
+    continue()
+  endif()
   string(REGEX REPLACE "#.*$" "" line "${line}")
   string(STRIP "${line}" line)
   if(line STREQUAL "")
@@ -56,6 +62,9 @@ list(SORT rows)
 list(REMOVE_DUPLICATES hosts)
 list(SORT hosts)
 
+if(windows STREQUAL "" OR windows MATCHES "[\"\\%]")
+  message(FATAL_ERROR "${DATA}: needs one \"@windows <the Windows it was read from>\" line, without quotes or backslashes")
+endif()
 list(LENGTH rows count)
 set(body "")
 foreach(row IN LISTS rows)
@@ -85,6 +94,8 @@ const std::size_t kBuiltinApiSetCount = ${count};
 const char* const kBuiltinApiSetHosts[] = {
 ${host_body}};
 const std::size_t kBuiltinApiSetHostCount = ${host_count};
+
+const char kBuiltinApiSetWindows[] = \"${windows}\";
 
 }  // namespace dlldoctor::env::detail
 ")

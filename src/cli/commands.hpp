@@ -157,4 +157,9 @@ struct HostCalls {
 HostCalls host_calls(const graph::ClosureRequest& request);
 Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, const ProbeProcess& process);
 
+// `--version` anywhere on the line (it takes only --format and --rules besides): what the binary is and
+// which rules it reads (src/cli/version.cpp).
+bool asks_for_version(const std::vector<std::string>& arguments);
+int print_version(const std::vector<std::string>& arguments);
+
 }  // namespace dlldoctor::cli

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/scan.hpp"
+#include "dlldoctor/core/build_info.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/env/inventory.hpp"
@@ -313,7 +314,7 @@ int run_explain(const ExplainOptions& options) {
   for (const auto& problem : rule_output.problems) print_message("internal: " + problem);
 
   report::ReportInput input;
-  input.tool_version = DLLDOCTOR_VERSION;
+  input.tool_version = kVersion;
   input.request = &request;
   input.profile = options.profile;
   input.expansion = expansion ? &*expansion : nullptr;
@@ -333,7 +334,7 @@ int run_explain(const ExplainOptions& options) {
     if (!fix_plan) {
       print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
     } else {
-      auto script = plan::fix_script(*fix_plan, {DLLDOCTOR_VERSION, closure->outcome.request, view.verdict()});
+      auto script = plan::fix_script(*fix_plan, {kVersion, closure->outcome.request, view.verdict()});
       if (!script) return fail(script.error().message);
       if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
     }

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "dlldoctor/core/build_info.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/report/scan_report.hpp"
@@ -92,7 +93,7 @@ int run_scan(const ScanCommand& command, const rules::RuleData& rules) {
   const auto found = environment ? search(command, result, files, *environment) : std::nullopt;
 
   report::ScanInput input;
-  input.tool_version = DLLDOCTOR_VERSION;
+  input.tool_version = kVersion;
   input.generated_at = utc_now();
   input.options = &options;
   input.result = &result;

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "dlldoctor/core/build_info.hpp"
 #include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
@@ -77,7 +78,7 @@ int run_snapshot(const SnapshotOptions& options) {
     return kExitFailure;
   }
   env::SnapshotInfo info;
-  info.tool_version = DLLDOCTOR_VERSION;
+  info.tool_version = kVersion;
 #ifdef _WIN32
   info.os_version = environment->source == "live" ? env::live_os_version() : "Windows (flags)";
 #else

@@ -19,4 +19,7 @@ extern const std::size_t kBuiltinApiSetCount;
 extern const char* const kBuiltinApiSetHosts[];
 extern const std::size_t kBuiltinApiSetHostCount;
 
+// The Windows the table was read from (its "@windows" line): "Windows 11 22H2 x64, apisetschema.dll ...".
+extern const char kBuiltinApiSetWindows[];
+
 }  // namespace dlldoctor::env::detail

@@ -200,7 +200,8 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle&) 
   for (const auto* list : notes) {
     for (const std::string& note : *list) out += "<p class=\"note\">note: " + html_text(note) + "</p>\n";
   }
-  out += "<p><small>dlldoctor " + html_text(input.tool_version) + "</small></p>\n";
+  out += "<p><small>dlldoctor " + html_text(input.tool_version) +
+         (input.rules ? ", rules: " + html_text(input.rules->origin.text()) : std::string()) + "</small></p>\n";
   out += html_page_end();
   sink.put(out);
 }

@@ -44,6 +44,17 @@ void put_folder(JsonStream& out, std::string_view key, const env::FolderRef& fol
   out.close();
 }
 
+// Which rules the run read (docs/report-json.md, environment.rules).
+void put_rules_origin(JsonStream& out, const rules::RulesOrigin& origin) {
+  out.open_object("rules");
+  out.put_text("source", origin.folder ? "folder" : "built-in");
+  out.put_text("builtin_version", origin.builtin_version);
+  out.put_text_or_null("folder", origin.folder);
+  out.put_texts("edited", origin.edited);
+  out.put_texts("extra", origin.extra);
+  out.close();
+}
+
 const char* status_name(Failure failure) {
   switch (failure) {
     case Failure::None: return "ok";
@@ -343,6 +354,7 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   }
   out.close();
   out.put_bool("safe_dll_search_mode", environment.safe_dll_search_mode);
+  if (input.rules) put_rules_origin(out, input.rules->origin);
   out.open_object("known_dlls");
   out.put_text("source", environment.known_dlls_source);
   out.put_texts("names", dll_keys(environment.known_dlls));
@@ -660,6 +672,14 @@ void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
   if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
   for (const auto& note : input.environment->notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
   for (const auto& note : closure.notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
+  if (input.rules) {
+    // A long folder goes on a line of its own, whole, as the scan report puts its paths.
+    const rules::RulesOrigin& origin = input.rules->origin;
+    const std::string line = "rules: " + origin.text();
+    out += columns(line) <= kTextWidth || !origin.folder
+               ? line + "\n"
+               : "rules: " + origin.summary() + ":\n    " + *origin.folder + "\n";
+  }
   sink.put(out);
 }
 
@@ -746,6 +766,7 @@ void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
   }
   for (const auto& note : environment.notes) fmt::format_to(it, "- note: {}\n", note);
   for (const auto& note : closure.notes) fmt::format_to(it, "- note: {}\n", note);
+  if (input.rules) fmt::format_to(it, "- rules: {}\n", markdown_cell(input.rules->origin.text()));
   fmt::format_to(it, "\n</details>\n\n<sub>dlldoctor {}</sub>\n", input.tool_version);
   sink.put(out);
 }

@@ -158,6 +158,14 @@ void write_json(Sink& sink, const ScanView& view, const WriteStyle&) {
   out.put("schema", Json(kScanSchema));
   out.put("tool_version", Json(input.tool_version));
   out.put("generated_at", Json(input.generated_at));
+  if (input.rules) {
+    const rules::RulesOrigin& origin = input.rules->origin;
+    out.put("rules", Json{{"source", origin.folder ? "folder" : "built-in"},
+                          {"builtin_version", origin.builtin_version},
+                          {"folder", origin.folder ? Json(*origin.folder) : Json()},
+                          {"edited", origin.edited},
+                          {"extra", origin.extra}});
+  }
   out.put("roots", Json(input.options->roots));
   out.put("all_dlls", Json(input.options->all_dlls));
   out.put("counts", Json{{"folders", result.folders},
@@ -289,6 +297,14 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
   if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
   for (const auto& invalid : result.invalid_names)
     put("name that is not UTF-8: " + invalid, "name that is not UTF-8:", invalid);
+  if (input.rules) {
+    const rules::RulesOrigin& origin = input.rules->origin;
+    if (origin.folder) {
+      put("rules: " + origin.text(), "rules: " + origin.summary() + ":", *origin.folder);
+    } else {
+      out += "rules: " + origin.text() + "\n";
+    }
+  }
   sink.put(out);
 }
 
@@ -353,7 +369,8 @@ void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
   }
   if (result.vanished) fmt::format_to(it, "- {} files or folders vanished during the scan\n", result.vanished);
   for (const auto& name : result.invalid_names) fmt::format_to(it, "- name that is not UTF-8: {}\n", code(name));
-  fmt::format_to(it, "\n<sub>dlldoctor {}</sub>\n", input.tool_version);
+  fmt::format_to(it, "\n<sub>dlldoctor {}{}</sub>\n", input.tool_version,
+                 input.rules ? ", rules: " + code(input.rules->origin.text()) : std::string());
   sink.put(out);
 }
 
@@ -439,7 +456,8 @@ void write_html(Sink& sink, const ScanView& view, const WriteStyle&) {
   if (result.vanished) fmt::format_to(it, "<p>{} files or folders vanished during the scan</p>\n", result.vanished);
   for (const auto& invalid : result.invalid_names)
     fmt::format_to(it, "<p>name that is not UTF-8: <span class=\"path\">{}</span></p>\n", name(invalid));
-  fmt::format_to(it, "<p><small>dlldoctor {}</small></p>\n", html_text(input.tool_version));
+  fmt::format_to(it, "<p><small>dlldoctor {}{}</small></p>\n", html_text(input.tool_version),
+                 input.rules ? ", rules: " + html_text(input.rules->origin.text()) : std::string());
   out += html_page_end();
   sink.put(out);
 }

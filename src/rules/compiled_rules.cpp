@@ -63,9 +63,8 @@ void fields(A& a, VersionedLoads& v) {
 template <typename A>
 void fields(A& a, Family& f) {
   members<Family>(a, f.id, f.name, f.kind, f.generation, f.main, f.members, f.runtime_loads, f.versioned_loads,
-                  f.install_places, f.wheel_places, f.install, f.redist_folder, f.release, f.archive,
-                  f.same_version, f.version_format,
-                  f.runtime_says, Source{f.source});
+                  f.install_places, f.wheel_places, f.install, f.redist_folder, f.release, f.archive, f.same_version,
+                  f.version_format, f.runtime_says, Source{f.source});
 }
 template <typename A>
 void fields(A& a, FailureMode& m) {
@@ -134,7 +133,7 @@ void fields(A& a, LibraryNote& l) {
 template <typename A>
 void fields(A& a, RuleData& d) {
   members<RuleData>(a, d.families, d.failure_modes, d.findings, d.driver_minimums, d.recipes, d.profiles,
-                    d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, NotKept{});
+                    d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, NotKept{}, NotKept{});
 }
 
 template <typename T>

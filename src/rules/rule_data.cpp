@@ -7,6 +7,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/rules/builtin_rules.hpp"
 #include "dlldoctor/rules/compiled_rules.hpp"
 #include "dlldoctor/rules/fix_template.hpp"
 #include "dlldoctor/rules/recipe_chain.hpp"
@@ -503,8 +504,17 @@ void append(RuleData& to, RuleData& from) {
 
 }  // namespace
 
-Result<RuleData> load_rules(const std::vector<std::string>& folders) {
+namespace {
+
+// The rules of `builtin` (when given), then of each folder.
+Result<RuleData> load_rule_sets(const std::vector<RuleFile>* builtin, const std::vector<std::string>& folders) {
   RuleData data;
+  if (builtin) {
+    auto parsed = parse_rule_files(*builtin);
+    if (!parsed) return parsed.error();
+    for (const RuleFile& file : *builtin) parsed->files.push_back(file.path);
+    append(data, *parsed);
+  }
   for (const std::string& folder : folders) {
     auto files = rule_files(folder);
     if (!files) return files.error();
@@ -523,6 +533,34 @@ Result<RuleData> load_rules(const std::vector<std::string>& folders) {
   return data;
 }
 
+}  // namespace
+
+Result<RuleData> load_rules(const std::vector<std::string>& folders) { return load_rule_sets(nullptr, folders); }
+
+std::vector<RuleFile> builtin_rule_files() {
+  std::vector<RuleFile> files;
+  for (std::size_t i = 0; i < kBuiltinRuleFileCount; ++i) {
+    const BuiltinRuleFile& file = kBuiltinRuleFiles[i];
+    files.push_back({std::string("<built-in>/") + file.name, file.name, std::string(file.text, file.size)});
+  }
+  return files;
+}
+
+std::string RulesOrigin::summary() const {
+  std::string out;
+  if (!folder) {
+    out = "built-in " + builtin_version;
+  } else if (edited.empty()) {
+    out = fmt::format("folder (the built-in {}, unchanged)", builtin_version);
+  } else {
+    out = fmt::format("folder (the built-in {}, but for {})", builtin_version, fmt::join(edited, ", "));
+  }
+  if (!extra.empty()) out += fmt::format("; --rules {}", fmt::join(extra, ", "));
+  return out;
+}
+
+std::string RulesOrigin::text() const { return folder ? summary() + ": " + *folder : summary(); }
+
 std::optional<std::string> default_rules_folder(const std::string& argv0) {
   FsErrorCode ec;
   const fs::path exe = running_executable(argv0);
@@ -534,19 +572,33 @@ std::optional<std::string> default_rules_folder(const std::string& argv0) {
 }
 
 Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders) {
+  RulesOrigin origin;
+  origin.builtin_version = kBuiltinRulesVersion;
+  origin.extra = extra_folders;
+  // A folder beside the binary replaces the built-in rules (someone edited a copy on purpose); without
+  // one, the binary alone knows every rule (issue 30: one file works).
   std::vector<std::string> folders;
-  // Without its rules every detector is blind, and a broken install would come out clean.
-  auto shipped = default_rules_folder(argv0);
-  if (!shipped) {
-    const fs::path beside = running_executable(argv0).parent_path();
-    return Error{fmt::format(
-        "the rules shipped with dlldoctor were not found: neither {} nor {} is a folder (copy the "
-        "rules folder of the release beside the binary)",
-        from_fs_path(beside / "rules"), from_fs_path(beside.parent_path() / "share" / "dlldoctor" / "rules"))};
+  const std::vector<RuleFile> builtin = builtin_rule_files();
+  if (auto shipped = default_rules_folder(argv0)) {
+    folders.push_back(*shipped);
+    origin.folder = *shipped;
+    if (auto files = rule_files(*shipped)) {
+      for (const RuleFile& file : *files) {
+        auto same =
+            std::find_if(builtin.begin(), builtin.end(), [&](const RuleFile& b) { return b.name == file.name; });
+        if (same == builtin.end() || same->text != file.text) origin.edited.push_back(file.name);
+      }
+      for (const RuleFile& b : builtin) {
+        if (std::none_of(files->begin(), files->end(), [&](const RuleFile& f) { return f.name == b.name; }))
+          origin.edited.push_back(b.name + " (missing)");
+      }
+    }
   }
-  folders.push_back(*shipped);
   folders.insert(folders.end(), extra_folders.begin(), extra_folders.end());
-  return load_rules(folders);
+  auto data = load_rule_sets(origin.folder ? nullptr : &builtin, folders);
+  if (!data) return data.error();
+  data->origin = std::move(origin);
+  return data;
 }
 
 std::vector<const Recipe*> recipe_chain(const RuleData& rules, const std::string& id) {

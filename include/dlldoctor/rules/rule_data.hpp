@@ -41,7 +41,7 @@ struct Family {
   // the install step's stand-ins carry that version (and so ask for what that release loads).
   std::string release;
   std::string archive;
-  bool same_version = false;                    // all members must carry one file version
+  bool same_version = false;  // all members must carry one file version
   // "cudart": CUDA version in the last part (12040 = 12.4); "nvidia_driver": the NVIDIA driver's number
   // (nvcuda.dll 31.0.15.5244 is 552.44), which the CUDA releases' minimum drivers are compared with.
   std::string version_format = "plain";
@@ -107,6 +107,20 @@ struct DriverMinimum {
   std::string driver;  // "551.61"
 };
 
+// Which rules a run used (--version and every report's environment section say it): the ones built into
+// the binary, or a rules folder beside it that overrides them, and the --rules folders that extend them.
+struct RulesOrigin {
+  std::string builtin_version;        // kBuiltinRulesVersion
+  std::optional<std::string> folder;  // the shipped rules folder read instead of the built-in rules
+  std::vector<std::string> edited;    // its files that differ from the built-in ones, or that they lack
+  std::vector<std::string> extra;     // --rules folders, in order
+
+  // "built-in 2cf07b189291", "folder (the built-in 2cf07b189291, unchanged)", ..., without the folder
+  std::string summary() const;
+  // summary(), then ": <folder>" when a folder was read (last, so that a long one can go on a line alone)
+  std::string text() const;
+};
+
 struct RuleData {
   std::vector<Family> families;
   std::vector<FailureMode> failure_modes;
@@ -119,6 +133,7 @@ struct RuleData {
   std::vector<LoaderError> loader_errors;
   std::vector<LibraryNote> libraries;
   std::vector<std::string> files;  // the rule files read, in order
+  RulesOrigin origin;              // set by load_rules_for
 
   const Family* family_of(const DllName& dll) const;
   const Family* family(const std::string& id) const;
@@ -153,11 +168,15 @@ Result<RuleData> parse_rule_files(const std::vector<RuleFile>& files);
 // (and may not redefine) what earlier ones defined. A malformed file is an error naming file and line.
 Result<RuleData> load_rules(const std::vector<std::string>& folders);
 
-// Where the rules shipped with dlldoctor are: next to the binary (rules/, ../share/dlldoctor/rules) or,
-// in a build tree, the source folder.
+// A rules folder shipped beside the binary (rules/, ../share/dlldoctor/rules), which overrides the rules
+// built into it.
 std::optional<std::string> default_rules_folder(const std::string& argv0);
 
-// The shipped rules, then those of each extra folder (--rules).
+// The rules built into the binary, as files named "<built-in>/cudnn.toml".
+std::vector<RuleFile> builtin_rule_files();
+
+// The shipped rules (a folder beside the binary, else the built-in ones), then those of each extra
+// folder (--rules); `origin` says which.
 Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders);
 
 }  // namespace dlldoctor::rules
