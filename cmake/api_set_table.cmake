@@ -99,10 +99,5 @@ const char kBuiltinApiSetWindows[] = \"${windows}\";
 
 }  // namespace dlldoctor::env::detail
 ")
-# Rewritten only when it changes, so that touching the data file's comments rebuilds nothing.
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-endif()
-if(NOT old STREQUAL code)
-  file(WRITE "${OUTPUT}" "${code}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUTPUT}" "${code}")

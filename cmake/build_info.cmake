@@ -27,9 +27,5 @@ extern const char kCommit[] = \"${commit}\";
 
 }  // namespace dlldoctor
 ")
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-endif()
-if(NOT old STREQUAL code)
-  file(WRITE "${OUTPUT}" "${code}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUTPUT}" "${code}")
