@@ -194,9 +194,15 @@ void apply_step(const Step& step, const graph::Closure& before, env::Environment
     const auto& entries = change.values("entry");
     // path_replace: the completed folder takes the cut entry's place, so the search order stays as it was.
     const std::string with = change.value("with");
-    env::Environment parsed = environment;
-    parsed.path.clear();
-    if (!with.empty()) env::append_path_entries(parsed, with, files);
+    // Only a replacement is parsed (into a copy of the environment, which append_path_entries needs); a
+    // removal, the planner's most tried step, copies nothing.
+    std::vector<env::PathEntry> replacement;
+    if (!with.empty()) {
+      env::Environment parsed = environment;
+      parsed.path.clear();
+      env::append_path_entries(parsed, with, files);
+      replacement = std::move(parsed.path);
+    }
     std::vector<env::PathEntry> path;
     for (env::PathEntry& e : environment.path) {
       // The step names the entry as the report shows it (its Windows spelling).
@@ -207,7 +213,7 @@ void apply_step(const Step& step, const graph::Closure& before, env::Environment
       if (!named) {
         path.push_back(std::move(e));
       } else {
-        path.insert(path.end(), parsed.path.begin(), parsed.path.end());
+        path.insert(path.end(), replacement.begin(), replacement.end());
       }
     }
     environment.path = std::move(path);

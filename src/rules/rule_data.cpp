@@ -506,27 +506,32 @@ void append(RuleData& to, RuleData& from) {
 
 namespace {
 
-// The rules of `builtin` (when given), then of each folder.
-Result<RuleData> load_rule_sets(const std::vector<RuleFile>* builtin, const std::vector<std::string>& folders) {
+// The rules of one folder whose files were read: from its compiled-rules.bin when that matches them.
+Result<RuleData> rules_of_folder(const std::string& folder, const std::vector<RuleFile>& files) {
+  if (std::optional<RuleData> compiled = compiled_rules_of(folder, files)) {
+    for (const RuleFile& file : files) compiled->files.push_back(file.path);
+    return std::move(*compiled);
+  }
+  return parse_rule_files(files);
+}
+
+// The rules of `first` (the built-in files, or a shipped folder's, already read), then of each folder.
+Result<RuleData> load_rule_sets(const std::optional<std::string>& first_folder, const std::vector<RuleFile>& first,
+                                const std::vector<std::string>& folders) {
   RuleData data;
-  if (builtin) {
-    auto parsed = parse_rule_files(*builtin);
-    if (!parsed) return parsed.error();
-    for (const RuleFile& file : *builtin) parsed->files.push_back(file.path);
-    append(data, *parsed);
+  if (!first.empty()) {
+    auto read = first_folder ? rules_of_folder(*first_folder, first) : parse_rule_files(first);
+    if (!read) return read.error();
+    if (!first_folder)
+      for (const RuleFile& file : first) read->files.push_back(file.path);
+    append(data, *read);
   }
   for (const std::string& folder : folders) {
     auto files = rule_files(folder);
     if (!files) return files.error();
-    std::optional<RuleData> compiled = compiled_rules_of(folder, *files);
-    if (compiled) {
-      for (const RuleFile& file : *files) compiled->files.push_back(file.path);
-      append(data, *compiled);
-    } else {
-      auto parsed = parse_rule_files(*files);
-      if (!parsed) return parsed.error();
-      append(data, *parsed);
-    }
+    auto read = rules_of_folder(folder, *files);
+    if (!read) return read.error();
+    append(data, *read);
   }
   auto valid = validate(data);
   if (!valid) return valid.error();
@@ -535,7 +540,9 @@ Result<RuleData> load_rule_sets(const std::vector<RuleFile>* builtin, const std:
 
 }  // namespace
 
-Result<RuleData> load_rules(const std::vector<std::string>& folders) { return load_rule_sets(nullptr, folders); }
+Result<RuleData> load_rules(const std::vector<std::string>& folders) {
+  return load_rule_sets(std::nullopt, {}, folders);
+}
 
 std::vector<RuleFile> builtin_rule_files() {
   std::vector<RuleFile> files;
@@ -576,26 +583,30 @@ Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std:
   origin.builtin_version = kBuiltinRulesVersion;
   origin.extra = extra_folders;
   // A folder beside the binary replaces the built-in rules (someone edited a copy on purpose); without
-  // one, the binary alone knows every rule (issue 30: one file works).
-  std::vector<std::string> folders;
-  const std::vector<RuleFile> builtin = builtin_rule_files();
-  if (auto shipped = default_rules_folder(argv0)) {
-    folders.push_back(*shipped);
-    origin.folder = *shipped;
-    if (auto files = rule_files(*shipped)) {
-      for (const RuleFile& file : *files) {
-        auto same =
-            std::find_if(builtin.begin(), builtin.end(), [&](const RuleFile& b) { return b.name == file.name; });
-        if (same == builtin.end() || same->text != file.text) origin.edited.push_back(file.name);
-      }
-      for (const RuleFile& b : builtin) {
-        if (std::none_of(files->begin(), files->end(), [&](const RuleFile& f) { return f.name == b.name; }))
-          origin.edited.push_back(b.name + " (missing)");
-      }
+  // one, the binary alone knows every rule (issue 30: one file works). Its files are read once, and
+  // compared with the built-in texts where they lie.
+  const std::optional<std::string> shipped = default_rules_folder(argv0);
+  std::vector<RuleFile> first;
+  if (shipped) {
+    auto files = rule_files(*shipped);
+    if (!files) return files.error();
+    first = std::move(files).value();
+    origin.folder = shipped;
+    const auto* builtin_end = kBuiltinRuleFiles + kBuiltinRuleFileCount;
+    for (const RuleFile& file : first) {
+      const auto* same =
+          std::find_if(kBuiltinRuleFiles, builtin_end, [&](const BuiltinRuleFile& b) { return b.name == file.name; });
+      if (same == builtin_end || std::string_view(same->text, same->size) != file.text)
+        origin.edited.push_back(file.name);
     }
+    for (const auto* b = kBuiltinRuleFiles; b != builtin_end; ++b) {
+      if (std::none_of(first.begin(), first.end(), [&](const RuleFile& f) { return f.name == b->name; }))
+        origin.edited.push_back(std::string(b->name) + " (missing)");
+    }
+  } else {
+    first = builtin_rule_files();
   }
-  folders.insert(folders.end(), extra_folders.begin(), extra_folders.end());
-  auto data = load_rule_sets(origin.folder ? nullptr : &builtin, folders);
+  auto data = load_rule_sets(shipped, first, extra_folders);
   if (!data) return data.error();
   data->origin = std::move(origin);
   return data;
