@@ -272,7 +272,7 @@ Result<LibraryNote> read_library(const TableReader& in) {
 
 Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   const std::string& file = rule_file.path;
-  if (auto unreadable = unreadable_table_header(rule_file.text, file)) return *unreadable;
+  if (auto unreadable = unreadable_toml(rule_file.text, file)) return *unreadable;
   toml::table root;
   try {
     root = toml::parse(rule_file.text, file);

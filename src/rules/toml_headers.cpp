@@ -24,14 +24,15 @@ std::string shown(char c) {
   return fmt::format("the byte 0x{:02X}", static_cast<unsigned char>(c));
 }
 
-class HeaderScan {
+class TomlScan {
  public:
-  explicit HeaderScan(std::string_view text) : text_(text) {
+  explicit TomlScan(std::string_view text) : text_(text) {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;  // toml++ skips a UTF-8 byte order mark
   }
 
-  // The first table header whose name cannot start where toml++ would start reading it.
-  std::optional<std::pair<std::size_t, char>> first_unreadable() {
+  // The first table header whose name cannot start where toml++ would start reading it, or the first byte
+  // outside ASCII that is not in a string or a comment: its line and what is wrong.
+  std::optional<std::pair<std::size_t, std::string>> first_unreadable() {
     while (at_ < text_.size()) {
       const char c = text_[at_];
       if (c == '\n') {
@@ -49,6 +50,11 @@ class HeaderScan {
         at_ = std::min(text_.find('\n', at_), text_.size());
         continue;
       }
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        return std::pair{line_, fmt::format("a character outside ASCII (the byte 0x{:02X}) may stand only in a "
+                                            "string or a comment",
+                                            static_cast<unsigned char>(c))};
+      }
       const bool header = statement_start_ && c == '[';
       statement_start_ = false;
       if (c == '"' || c == '\'') {
@@ -56,7 +62,10 @@ class HeaderScan {
         continue;
       }
       if (header) {
-        if (auto bad = header_name_start()) return std::pair{line_, *bad};
+        if (auto bad = header_name_start()) {
+          return std::pair{line_,
+                           "a table header must start with a name (a bare key or a quoted one), saw " + shown(*bad)};
+        }
         in_header_ = true;
       } else if (!in_header_) {
         if (c == '[' || c == '{') ++depth_;
@@ -130,11 +139,10 @@ class HeaderScan {
 
 }  // namespace
 
-std::optional<Error> unreadable_table_header(std::string_view text, const std::string& file) {
-  auto bad = HeaderScan(text).first_unreadable();
+std::optional<Error> unreadable_toml(std::string_view text, const std::string& file) {
+  auto bad = TomlScan(text).first_unreadable();
   if (!bad) return std::nullopt;
-  return Error{fmt::format("{}:{}: a table header must start with a name (a bare key or a quoted one), saw {}", file,
-                           bad->first, shown(bad->second))};
+  return Error{fmt::format("{}:{}: {}", file, bad->first, bad->second)};
 }
 
 }  // namespace dlldoctor::rules

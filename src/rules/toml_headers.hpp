@@ -8,11 +8,15 @@
 
 namespace dlldoctor::rules {
 
-// toml++ 3.3.0 (Debian 12's) asserts that a table header's name starts with a key character: "[&", "[[=",
-// "[[[1]]]" or "[" at a line's end abort a build with assertions instead of giving a parse_error, and
-// clang's release builds take it as an assumption (marzer/tomlplusplus#294, fixed upstream by #301). The
-// headers are found the way toml++'s document loop finds them (outside strings, comments and the brackets
-// of values) and such a header is refused with its line, before toml++ sees the text.
-std::optional<Error> unreadable_table_header(std::string_view text, const std::string& file);
+// What toml++ 3.3.0 (Debian 12's) would misread instead of refusing, refused with its line before toml++
+// sees the text. The text is read the way toml++'s document loop reads it (strings, comments and the
+// brackets of values told apart), and two things are refused outside strings and comments:
+// - a table header whose name does not start with a key character: "[&", "[[=", "[[[1]]]" or "[" at a
+//   line's end abort a build with assertions instead of giving a parse_error, and clang's release builds
+//   take it as an assumption (marzer/tomlplusplus#294, fixed upstream by #301);
+// - a byte outside ASCII, which TOML allows only in strings and comments: toml++ asks whether it is Unicode
+//   whitespace, and for U+00A1-U+0499 and U+FB26-U+FEFE that question reaches an unreachable branch
+//   (undefined behaviour; the machine fuzzer found "x \uFEF7" in a rules file).
+std::optional<Error> unreadable_toml(std::string_view text, const std::string& file);
 
 }  // namespace dlldoctor::rules

@@ -1,5 +1,6 @@
-// Rule files whose table headers toml++ 3.3.0 cannot read safely (src/rules/toml_headers.hpp): refused with
-// their line before toml++ sees them; valid TOML that merely looks like such a header is read as before.
+// Rule files toml++ 3.3.0 cannot read safely (src/rules/toml_headers.hpp: table headers, bytes outside
+// ASCII): refused with their line before toml++ sees them; valid TOML that merely looks like such a
+// header is read as before.
 // Built with assertions, so a header that reaches toml++'s parse_key aborts this test instead of passing.
 #include <doctest/doctest.h>
 
@@ -67,5 +68,20 @@ TEST_CASE("valid TOML whose lines start with brackets inside values and strings 
     const std::string message = refusal(text);
     CHECK(message.find(kHeaderRefusal) == std::string::npos);
     CHECK(message.find("unknown section") != std::string::npos);
+  }
+}
+
+TEST_CASE("a character outside ASCII outside strings and comments is refused with its line") {
+  // "x \uFEF7" (the machine fuzzer's find) made toml++ 3.3 reach an unreachable branch: undefined behaviour.
+  CHECK(refusal("[ok]\nx \xEF\xBB\xB7]\n") ==
+        "C:/rules/x.toml:2: a character outside ASCII (the byte 0xEF) may stand only in a string or a comment");
+  CHECK(refusal("a = 1 \xC2\xA0\n").find("x.toml:1: a character outside ASCII (the byte 0xC2)") != std::string::npos);
+  CHECK(refusal("a = \"\"\"\n\xC3\xA9\n\"\"\" \xC3\xA9").find("x.toml:3: a character outside ASCII") !=
+        std::string::npos);
+  // In strings and comments, and as the byte order mark, such characters are TOML's and reach toml++.
+  for (const std::string text : {"\xEF\xBB\xBF[b]\nk = \"\xC3\xA9\\u00e9\" # \xEF\xBB\xB7\n",
+                                 "[b]\nk = '\xEF\xBB\xB7'\nl = '''\n\xC2\xA0'''\n\"\xC3\xA9\" = 1\n"}) {
+    CAPTURE(text);
+    CHECK(refusal(text).find("unknown section") != std::string::npos);
   }
 }
