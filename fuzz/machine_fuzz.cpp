@@ -9,9 +9,9 @@
 //   4  one of the shipped rules' TOML files (the next byte picks which; the rest is its text)
 //   5  a snapshot (--env) JSON
 // The world is held in memory (env::MemoryFileSystem, pe::ImageCache reading from it): an input costs no
-// file and no process (rates in docs/PERFORMANCE.md, "Hostile machines"). Each input is diagnosed as the start-up of app.exe (cuDNN on PATH, the MSVC runtime beside
-// it) and of crt_app.exe (the UCRT through API sets), and the JSON writer formats the result (the pipeline
-// target runs every writer).
+// file and no process (rates in docs/PERFORMANCE.md, "Hostile machines"). Each input is diagnosed as the start-up of
+// app.exe (cuDNN on PATH, the MSVC runtime beside it) and of crt_app.exe (the UCRT through API sets), and the JSON
+// writer formats the result (the pipeline target runs every writer).
 //
 // The fixtures: DLLDOCTOR_FUZZ_FIXTURES (fuzz/run.sh points it at build-test/fixtures), else the build's.
 // The rules: DLLDOCTOR_FUZZ_RULES, else the source's rules/. Seeds: fuzz/corpus/machine (its README).
@@ -166,10 +166,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                : env::environment_from_flags(flags, files);
   if (!environment) return 0;  // a machine dlldoctor refuses with a message (exit 2)
 
+  // The DLLs are the same in every input, so their images are read once for all (the schema, which an
+  // input may change, is read by the environment through `files`, not through the cache).
+  static env::MemoryFileSystem healthy = w.files;
+  static pe::ImageCache images([](const std::string& path) { return healthy.memory_bytes(path); });
   for (const char* program : {"app.exe", "crt_app.exe"}) {
     graph::ClosureRequest request;
     request.program = kRoot + "/app/" + program;
-    pe::ImageCache images([&files](const std::string& path) { return files.memory_bytes(path); });
     fuzz::diagnose_and_report(request, *environment, *rules, files, images, /*json_only=*/true);
   }
   return 0;
