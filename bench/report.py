@@ -10,7 +10,7 @@ Ratios are peer/dlldoctor: above 1 means the peer is slower / bigger.  The
 dlldoctor row of a section is its first row whose tool starts "dlldoctor".
 
 Also usable as a Markdown generator for docs/PERFORMANCE.md: --markdown.
---targets pe|scan|closure picks the targets checked (default pe: run.sh's).
+--targets pe|scan|closure|npm-closure picks the targets checked (default pe: run.sh's).
 """
 import sys
 
@@ -18,6 +18,7 @@ BASE = "dlldoctor inspect"
 SCAN_BASE = "dlldoctor --scan --all-dlls"
 SCAN_FIND = "find -iname '*.dll'"
 CLOSURE_BASE = "dlldoctor app.exe --format json"
+NPM_CLOSURE_BASE = "dlldoctor --host node.exe --load ... --format json"
 
 # The project's targets (docs/PERFORMANCE.md).
 BIG_RSS_LIMIT_MB = 8.0
@@ -25,6 +26,7 @@ BIG_RSS_GROWTH_LIMIT_MB = 1.0
 CORPUS_LIMIT_MS = 100.0
 SCAN_LIMIT_VS_FIND = 1.25
 CLOSURE_LIMIT_MS = 5.0
+NPM_CLOSURE_LIMIT_VS_OBJDUMP = 0.15
 
 
 def num(s):
@@ -173,6 +175,18 @@ def closure_targets(sections):
            + (f" ({dd['median_ms']:.1f} ms)" if ok is not None else ""), verdict(ok))
 
 
+def npm_closure_targets(sections):
+    dd = get(sections, "npm closure", NPM_CLOSURE_BASE)
+    objdump = get(sections, "npm closure", "objdump -p (the same files)")
+    ok = None
+    if dd and objdump and dd["median_ms"] is not None and objdump["median_ms"] is not None:
+        ok = dd["median_ms"] <= NPM_CLOSURE_LIMIT_VS_OBJDUMP * objdump["median_ms"]
+    yield (f"npm closure: dlldoctor at most {NPM_CLOSURE_LIMIT_VS_OBJDUMP}x the time of objdump -p on its files"
+           + (f" ({dd['median_ms']:.1f} vs {objdump['median_ms']:.1f} ms,"
+              f" {dd['median_ms'] / objdump['median_ms']:.2f}x)" if ok is not None else ""),
+           verdict(ok))
+
+
 def main(argv):
     args = argv[1:]
     md = "--markdown" in args
@@ -182,9 +196,9 @@ def main(argv):
         which = args[i + 1] if i + 1 < len(args) else ""
         del args[i:i + 2]
     paths = [a for a in args if a != "--markdown"]
-    checks = {"pe": targets, "scan": scan_targets, "closure": closure_targets}
+    checks = {"pe": targets, "scan": scan_targets, "closure": closure_targets, "npm-closure": npm_closure_targets}
     if len(paths) != 1 or which not in checks:
-        sys.stderr.write(f"usage: {argv[0]} [--markdown] [--targets pe|scan|closure] results.tsv\n")
+        sys.stderr.write(f"usage: {argv[0]} [--markdown] [--targets pe|scan|closure|npm-closure] results.tsv\n")
         return 2
     sections = load(paths[0])
     if md:

@@ -5,14 +5,20 @@
 
 namespace dlldoctor {
 
-std::optional<std::string> BoundedReader::c_string(std::uint64_t offset, std::size_t max_length) const {
+std::optional<std::string_view> BoundedReader::c_string_view(std::uint64_t offset, std::size_t max_length) const {
   if (offset >= size_) return std::nullopt;
   const std::size_t available = size_ - static_cast<std::size_t>(offset);
   const std::size_t limit = available < max_length ? available : max_length;
   const auto* begin = reinterpret_cast<const char*>(data_ + offset);
   const auto* end = static_cast<const char*>(std::memchr(begin, '\0', limit));
   if (end == nullptr) return std::nullopt;
-  return std::string(begin, static_cast<std::size_t>(end - begin));
+  return std::string_view(begin, static_cast<std::size_t>(end - begin));
+}
+
+std::optional<std::string> BoundedReader::c_string(std::uint64_t offset, std::size_t max_length) const {
+  auto text = c_string_view(offset, max_length);
+  if (!text) return std::nullopt;
+  return std::string(*text);
 }
 
 std::optional<std::size_t> BoundedReader::utf16_length(std::uint64_t offset, std::size_t max_units) const {

@@ -1,5 +1,6 @@
 #include "dlldoctor/core/mapped_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -55,35 +56,47 @@ Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failur
   }
   MappedFile mapped;
   mapped.size_ = static_cast<std::size_t>(size.QuadPart);
-  if (mapped.size_ == 0) {
-    CloseHandle(file);
-    return mapped;
-  }
+  mapped.file_ = file;  // closed by release() from here on
+  if (mapped.size_ == 0) return mapped;
   HANDLE mapping = CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
-  CloseHandle(file);
   if (!mapping) return Error{"cannot map: " + last_error_text()};
-  const void* view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
-  if (!view) {
-    CloseHandle(mapping);
-    return Error{"cannot map: " + last_error_text()};
-  }
   mapped.mapping_ = mapping;
+  const void* view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+  if (!view) return Error{"cannot map: " + last_error_text()};
   mapped.data_ = static_cast<const std::uint8_t*>(view);
   return mapped;
+}
+
+std::size_t MappedFile::read_at(std::uint64_t offset, std::uint8_t* out, std::size_t size) const {
+  std::size_t done = 0;
+  while (done < size) {
+    OVERLAPPED at{};
+    const std::uint64_t where = offset + done;
+    at.Offset = static_cast<DWORD>(where);
+    at.OffsetHigh = static_cast<DWORD>(where >> 32);
+    const DWORD want = static_cast<DWORD>(std::min<std::size_t>(size - done, 1u << 30));
+    DWORD got = 0;
+    if (!ReadFile(file_, out + done, want, &got, &at) || got == 0) break;
+    done += got;
+  }
+  return done;
 }
 
 void MappedFile::release() {
   if (data_) UnmapViewOfFile(data_);
   if (mapping_) CloseHandle(mapping_);
+  if (file_) CloseHandle(file_);
   data_ = nullptr;
   mapping_ = nullptr;
+  file_ = nullptr;
   size_ = 0;
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
-      mapping_(std::exchange(other.mapping_, nullptr)) {}
+      mapping_(std::exchange(other.mapping_, nullptr)),
+      file_(std::exchange(other.file_, nullptr)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
@@ -91,6 +104,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     mapping_ = std::exchange(other.mapping_, nullptr);
+    file_ = std::exchange(other.file_, nullptr);
   }
   return *this;
 }
@@ -123,34 +137,46 @@ Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failur
   }
   MappedFile mapped;
   mapped.size_ = static_cast<std::size_t>(info.st_size);
-  if (mapped.size_ == 0) {
-    ::close(fd);
-    return mapped;
-  }
+  mapped.fd_ = fd;  // closed by release() from here on
+  if (mapped.size_ == 0) return mapped;
   void* view = mmap(nullptr, mapped.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  const int saved = errno;
-  ::close(fd);
-  if (view == MAP_FAILED) return Error{std::string("cannot map: ") + std::strerror(saved)};
+  if (view == MAP_FAILED) return Error{std::string("cannot map: ") + std::strerror(errno)};
   // The reader jumps between a handful of directories; read-ahead of the whole file would only cost I/O.
   madvise(view, mapped.size_, MADV_RANDOM);
   mapped.data_ = static_cast<const std::uint8_t*>(view);
   return mapped;
 }
 
+std::size_t MappedFile::read_at(std::uint64_t offset, std::uint8_t* out, std::size_t size) const {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t got = ::pread(fd_, out + done, size - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
 void MappedFile::release() {
   if (data_) munmap(const_cast<std::uint8_t*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
   data_ = nullptr;
+  fd_ = -1;
   size_ = 0;
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      fd_(std::exchange(other.fd_, -1)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     release();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    fd_ = std::exchange(other.fd_, -1);
   }
   return *this;
 }

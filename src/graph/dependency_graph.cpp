@@ -38,17 +38,22 @@ struct Edge {
   LoadKind kind;
 };
 
-// A module's exports as the loader looks them up: names by binary search (the export name table is sorted
-// by name, and this index is the same order over the image's items: no copy of a name), ordinals by number.
+// A module's exports as the loader looks them up, both by binary search: names (the export name table is
+// sorted by name, and this index is the same order over the image's items: no copy of a name) and ordinals
+// (the items are in ordinal order already, so that list is rarely sorted again). Of equal keys the first
+// listed answers.
 struct ExportIndex {
-  std::vector<std::pair<std::string_view, const pe::ExportItem*>> by_name;  // sorted by name
-  std::unordered_map<std::uint32_t, const pe::ExportItem*> by_ordinal;
+  std::vector<std::pair<std::string_view, const pe::ExportItem*>> by_name;
+  std::vector<std::pair<std::uint32_t, const pe::ExportItem*>> by_ordinal;
 
-  const pe::ExportItem* named(std::string_view name) const {
-    auto found = std::lower_bound(by_name.begin(), by_name.end(), name,
-                                  [](const auto& entry, std::string_view wanted) { return entry.first < wanted; });
-    return found != by_name.end() && found->first == name ? found->second : nullptr;
+  template <typename Key>
+  static const pe::ExportItem* find(const std::vector<std::pair<Key, const pe::ExportItem*>>& sorted, Key key) {
+    auto found = std::lower_bound(sorted.begin(), sorted.end(), key,
+                                  [](const auto& entry, const Key& wanted) { return entry.first < wanted; });
+    return found != sorted.end() && found->first == key ? found->second : nullptr;
   }
+  const pe::ExportItem* named(std::string_view name) const { return find(by_name, name); }
+  const pe::ExportItem* numbered(std::uint32_t ordinal) const { return find(by_ordinal, ordinal); }
 };
 
 // What an importer (or a forwarder) asks an export table for: a name, else an ordinal.
@@ -367,13 +372,15 @@ const ExportIndex& Builder::exports_of(const pe::Image& image) {
   ExportIndex index;
   if (image.exports) {
     index.by_name.reserve(image.exports->items.size());
+    index.by_ordinal.reserve(image.exports->items.size());
     for (const pe::ExportItem& item : image.exports->items) {
       if (item.name) index.by_name.emplace_back(*item.name, &item);
-      index.by_ordinal.emplace(item.ordinal, &item);
+      index.by_ordinal.emplace_back(item.ordinal, &item);
     }
-    // Stable: of two equal names the first listed answers, as the old map's first insertion did.
-    std::stable_sort(index.by_name.begin(), index.by_name.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::stable_sort(index.by_name.begin(), index.by_name.end(), by_key);
+    if (!std::is_sorted(index.by_ordinal.begin(), index.by_ordinal.end(), by_key))
+      std::stable_sort(index.by_ordinal.begin(), index.by_ordinal.end(), by_key);
   }
   return export_indexes_.emplace(&image, std::move(index)).first->second;
 }
@@ -396,8 +403,7 @@ std::optional<std::string> Builder::find_export(std::size_t module, const Export
   if (wanted.name) {
     item = index.named(*wanted.name);
   } else {
-    auto found = index.by_ordinal.find(wanted.ordinal);
-    if (found != index.by_ordinal.end()) item = found->second;
+    item = index.numbered(wanted.ordinal);
   }
   if (!item || (item->rva == 0 && !item->forwarder)) {
     return fmt::format("not exported by {}{}", target.name,

@@ -2,7 +2,9 @@
 // holds (onnxruntime's lazy cudnn64_9.dll and cuFFT loads, DOMAIN.md 2b; the CUDA runtime's nvcuda.dll).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <unordered_set>
 
@@ -21,6 +23,11 @@ constexpr std::uint64_t kMinName = 5;  // "x.dll"
 constexpr std::uint64_t kMaxName = 64;
 constexpr char kSuffix[] = ".dll";
 constexpr std::uint64_t kSuffixLength = 4;
+// How far name_at looks before and after a '.': a name of kMaxName UTF-16 units and the unit before it,
+// the suffix and the unit after it. A piece read from a file carries this much of its neighbours.
+constexpr std::uint64_t kLookBehind = 2 * kMaxName + 4;
+constexpr std::uint64_t kLookAhead = 2 * kSuffixLength + 2;
+constexpr std::size_t kFilePiece = 256 * 1024;  // fits the cache; larger pieces were slower (PERFORMANCE.md)
 
 // The sections compilers put string literals in: .rdata (MSVC, lld, GNU ld) and .rodata (which Wine's
 // builds keep apart). Chosen by name as well as by flags, because other read-only data is either huge and
@@ -97,11 +104,12 @@ class NameCollector {
   void exclude(const std::string& name) { seen_.insert(DllName(name)); }
 
   // memchr finds the candidates, so the cost is that of reading the bytes once; only a '.' is looked at
-  // further, in both encodings (they cannot both match at one byte).
-  void scan(const BoundedReader& bytes) {
+  // further, in both encodings (they cannot both match at one byte). Only dots in [from, to) count: the
+  // bytes around them are context.
+  void scan(const BoundedReader& bytes, std::size_t from, std::size_t to) {
     const std::uint8_t* begin = bytes.data();
-    for (std::size_t at = 0; at < bytes.size();) {
-      const void* hit = std::memchr(begin + at, '.', bytes.size() - at);
+    for (std::size_t at = from; at < to;) {
+      const void* hit = std::memchr(begin + at, '.', to - at);
       if (!hit) return;
       const std::size_t dot = static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - begin);
       for (const std::uint64_t width : {std::uint64_t{1}, std::uint64_t{2}}) {
@@ -109,6 +117,24 @@ class NameCollector {
       }
       at = dot + 1;
     }
+  }
+  void scan(const BoundedReader& bytes) { scan(bytes, 0, bytes.size()); }
+
+  // The same over `size` bytes of a file at `offset`, a piece at a time, each read with the bytes a name at
+  // its edges needs; the names are those of one pass over the whole range. False when the file ended early.
+  bool scan(const FileReads& reads, std::uint64_t offset, std::uint64_t size, std::size_t piece) {
+    // Not zeroed: every byte scanned is read first.
+    const auto capacity = static_cast<std::size_t>(kLookBehind + std::min<std::uint64_t>(piece, size) + kLookAhead);
+    const std::unique_ptr<std::uint8_t[]> buffer(new std::uint8_t[capacity]);
+    for (std::uint64_t at = 0; at < size; at += piece) {
+      const std::uint64_t first = at >= kLookBehind ? at - kLookBehind : 0;
+      const std::uint64_t end = std::min(size, at + piece + kLookAhead);
+      const auto want = static_cast<std::size_t>(end - first);
+      if (reads(offset + first, buffer.get(), want) != want) return false;
+      const auto own_end = static_cast<std::size_t>(std::min(size, at + piece) - first);
+      scan(BoundedReader(buffer.get(), want), static_cast<std::size_t>(at - first), own_end);
+    }
+    return true;
   }
 
   bool truncated() const { return truncated_; }
@@ -140,20 +166,35 @@ std::vector<std::string> dll_names_in(const BoundedReader& bytes, std::size_t ma
   return collector.take();
 }
 
-void read_names_in_data(const BoundedReader& file, const ReadLimits& limits, Image& image) {
+std::optional<std::vector<std::string>> dll_names_in(const FileReads& reads, std::uint64_t offset, std::uint64_t size,
+                                                     std::size_t max_names, std::size_t piece) {
+  NameCollector collector(max_names);
+  if (!collector.scan(reads, offset, size, piece)) return std::nullopt;
+  return collector.take();
+}
+
+bool read_names_in_data(const BoundedReader& file, const FileReads& reads, const ReadLimits& limits, Image& image) {
   NameCollector collector(limits.max_names_in_data);
   for (const auto& dll : image.imports) collector.exclude(dll.dll);
   for (const auto& dll : image.delay_imports) collector.exclude(dll.dll);
   if (image.exports) collector.exclude(image.exports->dll_name);
   for (const SectionInfo& s : image.sections) {
-    if (holds_literals(s))
-      collector.scan(mapped_raw_data(file, Section{s.virtual_address, s.virtual_size, s.raw_offset, s.raw_size}));
+    if (!holds_literals(s)) continue;
+    const BoundedReader data =
+        mapped_raw_data(file, Section{s.virtual_address, s.virtual_size, s.raw_offset, s.raw_size});
+    // A section of a few pages costs less through the mapping than a read.
+    if (!reads || data.size() < kFilePiece) {
+      collector.scan(data);
+    } else if (!collector.scan(reads, static_cast<std::uint64_t>(data.data() - file.data()), data.size(), kFilePiece)) {
+      return false;
+    }
   }
   if (collector.truncated()) {
     image.warnings.push_back(
         fmt::format("named in data: more than {} DLL names; the rest are not listed", limits.max_names_in_data));
   }
   image.named_in_data = collector.take();
+  return true;
 }
 
 }  // namespace dlldoctor::pe

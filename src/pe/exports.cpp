@@ -2,6 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "pe/pe_view.hpp"
 
@@ -56,14 +61,21 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
   }
 
   // Names point into the address table through the ordinal table; one function may have several names.
-  std::vector<std::vector<std::string>> names_of(function_count);
+  // Kept as (function, name in the file) in one list, put in address-table order below.
+  struct Name {
+    std::uint32_t function;
+    std::string_view text;
+  };
+  std::vector<Name> names;
   if (name_count > 0) {
     if (name_count > limits.max_exports) name_count = limits.max_exports;
-    auto names = view.at_rva(names_rva);
+    auto name_table = view.at_rva(names_rva);
     auto ordinals = view.at_rva(ordinals_rva);
-    if (!names || !ordinals || !names->contains(0, name_count * 4) || !ordinals->contains(0, name_count * 2)) {
+    if (!name_table || !ordinals || !name_table->contains(0, name_count * 4) ||
+        !ordinals->contains(0, name_count * 2)) {
       image.warnings.push_back("export directory: name or ordinal table is not inside the file");
     } else {
+      names.reserve(name_count);
       std::size_t damaged = 0;
       for (std::uint64_t i = 0; i < name_count; ++i) {
         const std::uint16_t index = *ordinals->u16(i * 2);
@@ -71,27 +83,35 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
           ++damaged;
           continue;
         }
-        auto name = view.name_at(*names->u32(i * 4), 0, limits.max_name_length);
+        auto name = view.name_view_at(*name_table->u32(i * 4), 0, limits.max_name_length);
         if (view.text_budget_spent()) break;
         if (!name) {
           ++damaged;
           continue;
         }
-        names_of[index].push_back(std::move(*name));
+        names.push_back({index, *name});
       }
       if (damaged) {
         image.warnings.push_back(
             fmt::format("export directory: {} names are unreadable or point past the address table", damaged));
       }
+      // Stable: a function's names keep the name table's order.
+      std::stable_sort(names.begin(), names.end(),
+                       [](const Name& a, const Name& b) { return a.function < b.function; });
     }
   }
 
+  std::size_t used_slots = 0;
+  for (std::uint64_t index = 0; index < function_count; ++index) used_slots += *functions->u32(index * 4) != 0;
+  exports.items.reserve(used_slots + names.size());
   const std::uint64_t directory_end = std::uint64_t{directory.rva} + directory.size;
   std::size_t damaged_forwarders = 0;
   std::vector<std::string> malformed_forwarders;
+  auto next_name = names.begin();
   for (std::uint64_t index = 0; index < function_count; ++index) {
     const std::uint32_t rva = *functions->u32(index * 4);
-    if (rva == 0 && names_of[index].empty()) continue;  // an unused ordinal slot
+    const bool named = next_name != names.end() && next_name->function == index;
+    if (rva == 0 && !named) continue;  // an unused ordinal slot
     ExportItem item;
     item.ordinal = static_cast<std::uint32_t>(exports.ordinal_base + index);
     item.rva = rva;
@@ -105,14 +125,14 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
         ++damaged_forwarders;
       }
     }
-    if (names_of[index].empty()) {
+    if (!named) {
       exports.items.push_back(std::move(item));
       continue;
     }
-    for (std::string& name : names_of[index]) {
-      ExportItem named = item;
-      named.name = std::move(name);
-      exports.items.push_back(std::move(named));
+    for (; next_name != names.end() && next_name->function == index; ++next_name) {
+      ExportItem with_name = item;
+      with_name.name = next_name->text;
+      exports.items.push_back(std::move(with_name));
     }
   }
   if (view.text_budget_spent()) {
@@ -133,7 +153,22 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
                     malformed_forwarders.size() == 1 ? "it cannot" : "they cannot", malformed_forwarders.front(),
                     malformed_forwarders.size() > 1 ? " and others" : ""));
   }
+  own_names(exports);
   image.exports = std::move(exports);
+}
+
+void own_names(Exports& exports) {
+  std::size_t size = 0;
+  for (const ExportItem& item : exports.items) size += item.name ? item.name->size() : 0;
+  auto text = std::make_shared<std::string>();
+  text->reserve(size);  // one block: views into it stay valid while it grows
+  for (ExportItem& item : exports.items) {
+    if (!item.name) continue;
+    const std::size_t at = text->size();
+    *text += *item.name;
+    item.name = std::string_view(text->data() + at, item.name->size());
+  }
+  exports.name_text = std::move(text);
 }
 
 }  // namespace dlldoctor::pe

@@ -73,6 +73,8 @@ class PeView {
   // names of a real file take at most its size; a table whose 2^20 pointers all point at one 4 KiB name (a
   // 6 MB file asking for 4.3 GB of copies) stops at the budget (issue 28).
   std::optional<std::string> name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;
+  // The same name in place, for a caller that copies it where it wants (counted against the budget alike).
+  std::optional<std::string_view> name_view_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;
   bool text_budget_spent() const { return text_spent_; }
 
  private:
@@ -105,7 +107,8 @@ void read_resources(const PeView& view, const DataDirectory& directory, const Re
 // as such (load_config.cpp).
 // Image::named_in_data, from the file's read-only data sections (data_names.cpp). Runs after the import and
 // export directories, whose names it leaves out.
-void read_names_in_data(const BoundedReader& file, const ReadLimits& limits, Image& image);
+// False when `reads` found the file shorter than `file` (it shrank while it was read).
+bool read_names_in_data(const BoundedReader& file, const FileReads& reads, const ReadLimits& limits, Image& image);
 std::uint16_t hybrid_machine(const PeView& view, const DataDirectory& directory, std::uint16_t header_machine,
                              Image& image);
 

@@ -47,10 +47,10 @@ std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
   return std::nullopt;
 }
 
-std::optional<std::string> PeView::name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
+std::optional<std::string_view> PeView::name_view_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
   if (text_spent_) return std::nullopt;  // no more copies, not even one to throw away
   auto at = at_rva(rva);
-  auto name = at ? at->c_string(offset, max) : std::nullopt;
+  auto name = at ? at->c_string_view(offset, max) : std::nullopt;
   if (!name) return std::nullopt;
   if (name->size() + 1 > text_left_) {
     text_left_ = 0;
@@ -59,6 +59,12 @@ std::optional<std::string> PeView::name_at(std::uint64_t rva, std::uint64_t offs
   }
   text_left_ -= name->size() + 1;
   return name;
+}
+
+std::optional<std::string> PeView::name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
+  auto name = name_view_at(rva, offset, max);
+  if (!name) return std::nullopt;
+  return std::string(*name);
 }
 
 std::string PeView::why_unreadable(std::uint64_t rva) const {
@@ -130,7 +136,8 @@ void read_certificate(const BoundedReader& file, const DataDirectory& directory,
 
 }  // namespace
 
-Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, const ReadLimits& limits) {
+Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, const ReadLimits& limits,
+                         const FileReads& reads) {
   if (file.size() < 0x40)
     return Error{fmt::format("not a PE file: {} bytes is too small for a DOS header", file.size())};
   if (*file.u16(0) != kMzSignature) return Error{"not a PE file: no MZ signature"};
@@ -259,7 +266,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   }
   if (parts.exports) read_exports(view, directories[dir::kExport], limits, image);
   if (parts.resources) read_resources(view, directories[dir::kResource], limits, image);
-  if (parts.named_in_data) read_names_in_data(file, limits, image);
+  if (parts.named_in_data && !read_names_in_data(file, reads, limits, image)) return Error{kShrankWhileRead};
   read_certificate(file, directories[dir::kCertificate], image);
   image.has_clr = directories[dir::kClr].present();
   image.cut_short = cut_short(image, flat ? 0 : *size_of_headers, *section_alignment, directories[dir::kCertificate]);
@@ -271,7 +278,10 @@ Result<Image> read_image_file(const std::string& path, const ReadParts& parts, c
   if (!mapped) return mapped.error();
   if (mapped->size() == 0) return Error{"not a PE file: the file is empty"};
   const ShrinkGuard guard(mapped->bytes());
-  auto image = read_image(mapped->bytes(), parts, limits);
+  const MappedFile& file = *mapped;
+  auto image = read_image(
+      mapped->bytes(), parts, limits,
+      [&file](std::uint64_t offset, std::uint8_t* out, std::size_t size) { return file.read_at(offset, out, size); });
   if (guard.shrank()) return Error{kShrankWhileRead};
   return image;
 }

@@ -122,6 +122,7 @@ pe::Image stand_in(const std::string& name, const std::string& version, const gr
     next = std::max<std::uint32_t>(next, ordinal + 1u);
   }
   for (const std::string& function : names) exports.items.push_back({function, next++, 0x1000, nullptr});
+  pe::own_names(exports);  // before `names` goes
   image.exports = std::move(exports);
   return image;
 }

@@ -214,7 +214,7 @@ void JsonStream::put_text(std::string_view key, std::string_view text) {
   finished();
 }
 
-void JsonStream::put_text_or_null(std::string_view key, const std::optional<std::string>& text) {
+void JsonStream::put_text_or_null(std::string_view key, std::optional<std::string_view> text) {
   if (text) {
     put_text(key, *text);
   } else {

@@ -89,7 +89,7 @@ Lines our_exports(const Image& image) {
       ++g_lief_defects_seen["lief drops unnamed exports"];
       continue;
     }
-    lines.push_back(std::to_string(item.ordinal) + " " + *item.name +
+    lines.push_back(std::to_string(item.ordinal) + " " + std::string(*item.name) +
                     (item.forwarder ? " -> " + item.forwarder->text : ""));
   }
   std::sort(lines.begin(), lines.end());
@@ -141,7 +141,7 @@ Lines our_export_table(const Image& image) {
   for (const auto& item : image.exports->items) {
     if (item.ordinal == previous) continue;
     previous = item.ordinal;
-    lines.push_back(export_slot(item.ordinal, item.rva, item.name.value_or("")));
+    lines.push_back(export_slot(item.ordinal, item.rva, std::string(item.name.value_or(""))));
   }
   return lines;
 }

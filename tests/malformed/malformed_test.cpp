@@ -100,8 +100,8 @@ std::string describe_exports(const Image& image) {
   if (!image.exports) return "(none)";
   std::string out = image.exports->dll_name + " base " + std::to_string(image.exports->ordinal_base) + "\n";
   for (const auto& item : image.exports->items) {
-    out += std::to_string(item.ordinal) + " " + item.name.value_or("-") + " " + std::to_string(item.rva) + " " +
-           (item.forwarder ? item.forwarder->text : std::string("-")) + "\n";
+    out += std::to_string(item.ordinal) + " " + std::string(item.name.value_or("-")) + " " + std::to_string(item.rva) +
+           " " + (item.forwarder ? item.forwarder->text : std::string("-")) + "\n";
   }
   return out;
 }

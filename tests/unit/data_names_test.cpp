@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,59 @@ TEST_CASE("hostile bytes: names at the very start and end, cut suffixes, odd UTF
   CHECK(names_in(joined({ascii("\x7f"), utf16("..")})).empty());
   CHECK(names_in({}).empty());
   CHECK(names_in(ascii(std::string(1000, '.'))).empty());
+}
+
+TEST_CASE("read a piece at a time through the file, the names are those of one pass over the bytes") {
+  // Bytes rich in edges: names of every length up to past the longest, both encodings, paths, patterns and
+  // binary bytes before them, from a fixed seed so that a failure repeats.
+  std::mt19937 random(28);
+  const std::string alphabet =
+      "aZ9_.-+%*\\/ \x80"
+      "dlDL";
+  std::vector<std::uint8_t> section;
+  // Other files ("x.dllx"), decided by the unit after the suffix.
+  for (const auto& piece : {ascii("one.dllx"), utf16("two.dllx"), ascii("three.dll"), utf16("four.dll")}) {
+    section.insert(section.end(), piece.begin(), piece.end());
+    section.push_back(0);
+  }
+  // Runs around the longest name (64 with ".dll"), which are only decided by the bytes far before the dot.
+  for (std::size_t length = 50; length < 70; ++length) {
+    for (const auto& piece : {ascii(std::string(length, 'x') + ".dll"), utf16(std::string(length, 'w') + ".DLL")}) {
+      section.insert(section.end(), piece.begin(), piece.end());
+      section.push_back(0);
+    }
+  }
+  while (section.size() < 60000) {
+    std::string text;
+    for (auto length = random() % 80; length > 0; --length) text += alphabet[random() % alphabet.size()];
+    text += random() % 2 ? ".dll" : ".DLL";
+    const auto piece = random() % 3 == 0 ? utf16(text) : ascii(text);
+    section.insert(section.end(), piece.begin(), piece.end());
+    section.push_back(static_cast<std::uint8_t>(random() % 3 == 0 ? random() : 0));
+  }
+  const Names one_pass = names_in(section, 1u << 20);
+  REQUIRE(one_pass.size() > 100);
+  // The file: other bytes, then the section; only the section's bytes may be asked for.
+  const std::uint64_t offset = 4096;
+  const auto reads = [&](std::uint64_t at, std::uint8_t* out, std::size_t size) -> std::size_t {
+    REQUIRE(at >= offset);
+    REQUIRE(at + size <= offset + section.size());
+    std::copy_n(section.begin() + static_cast<std::ptrdiff_t>(at - offset), size, out);
+    return size;
+  };
+  for (const std::size_t piece : {1u, 2u, 3u, 7u, 64u, 131u, 255u, 4096u, 1u << 20}) {
+    CAPTURE(piece);
+    CHECK(dll_names_in(reads, offset, section.size(), 1u << 20, piece) == std::optional<Names>(one_pass));
+  }
+  CHECK(dll_names_in(reads, offset, section.size(), 3, 64) == std::optional<Names>(names_in(section, 3)));
+  // A file that ends before the section does: no names, not some.
+  const auto cut_reads = [&](std::uint64_t at, std::uint8_t* out, std::size_t size) -> std::size_t {
+    const std::uint64_t end = offset + section.size() / 2;
+    const std::size_t got = at >= end ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(size, end - at));
+    std::copy_n(section.begin() + static_cast<std::ptrdiff_t>(at - offset), got, out);
+    return got;
+  };
+  CHECK_FALSE(dll_names_in(cut_reads, offset, section.size(), 1u << 20, 4096).has_value());
 }
 
 TEST_CASE("at most max_names names") {

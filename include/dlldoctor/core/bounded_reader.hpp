@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace dlldoctor {
 
@@ -48,6 +49,8 @@ class BoundedReader {
   // A NUL-terminated byte string of at most max_length bytes. nullopt when it starts outside the bytes
   // or runs to their end (or past max_length) without a terminator.
   std::optional<std::string> c_string(std::uint64_t offset, std::size_t max_length) const;
+  // The same, not copied: the bytes in place.
+  std::optional<std::string_view> c_string_view(std::uint64_t offset, std::size_t max_length) const;
 
   // A UTF-16LE string of `units` code units, converted to UTF-8 (unpaired surrogates become U+FFFD).
   std::optional<std::string> utf16(std::uint64_t offset, std::size_t units) const;

@@ -28,6 +28,11 @@ class MappedFile {
   BoundedReader bytes() const { return BoundedReader(data_, size_); }
   std::uint64_t size() const { return size_; }
 
+  // Copies up to `size` bytes at `offset` through the file, not the mapping; returns how many there were
+  // (fewer: the file ends there now). A long pass over a file is faster this way: through the mapping each
+  // 64 KiB costs a page fault (a 55 MB .rdata: 36 ms mapped, 10 ms read in 256 KiB pieces).
+  std::size_t read_at(std::uint64_t offset, std::uint8_t* out, std::size_t size) const;
+
  private:
   MappedFile() = default;
   void release();
@@ -36,6 +41,9 @@ class MappedFile {
   std::size_t size_ = 0;
 #ifdef _WIN32
   void* mapping_ = nullptr;
+  void* file_ = nullptr;  // kept open for read_at
+#else
+  int fd_ = -1;  // kept open for read_at
 #endif
 };
 

@@ -1,6 +1,9 @@
 #pragma once
 // The PE reader: bounds-checked, lazy, never reads a whole file. read_image() is the in-memory entry
 // point (bytes in, model out) that unit tests and the fuzzer drive; read_image_file() maps a file.
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +37,14 @@ struct ReadLimits {
   std::size_t max_names_in_data = 4096;
 };
 
+// Copies up to `size` bytes at `offset` of the file `bytes` maps into `out` and returns how many there were:
+// a way to read long stretches (MappedFile::read_at) that is faster than touching every page of a mapping.
+using FileReads = std::function<std::size_t(std::uint64_t offset, std::uint8_t* out, std::size_t size)>;
+
 // Errors mean "not a PE file" (or headers too damaged to say); anything past the headers degrades into
-// warnings on the returned image.
-Result<Image> read_image(const BoundedReader& bytes, const ReadParts& parts = {}, const ReadLimits& limits = {});
+// warnings on the returned image. `reads`, when given, reads the same file as `bytes` for the long passes.
+Result<Image> read_image(const BoundedReader& bytes, const ReadParts& parts = {}, const ReadLimits& limits = {},
+                         const FileReads& reads = {});
 
 // What a file that shrank while it was mapped and read is (core/shrink_guard.hpp): what was parsed is dropped.
 inline constexpr const char* kShrankWhileRead =
@@ -46,6 +54,10 @@ inline constexpr const char* kShrankWhileRead =
 // the reader gives it): runs of file-name characters ending in ".dll", without any path before them, each
 // once whatever its case, in order of first appearance, at most max_names.
 std::vector<std::string> dll_names_in(const BoundedReader& bytes, std::size_t max_names);
+// The same for `size` bytes at `offset`, read through `reads` a piece of `piece` bytes at a time (with the
+// few bytes around each piece a name can span); nullopt when the file ended before them.
+std::optional<std::vector<std::string>> dll_names_in(const FileReads& reads, std::uint64_t offset, std::uint64_t size,
+                                                     std::size_t max_names, std::size_t piece);
 
 Result<Image> read_image_file(const std::string& path, const ReadParts& parts = {}, const ReadLimits& limits = {});
 

@@ -70,7 +70,7 @@ class JsonStream {
   void put_bool(std::string_view key, bool value) { put_literal(key, value ? "true" : "false"); }
   void put_null(std::string_view key) { put_literal(key, "null"); }
   // The text, or null: when there is none, and for put_nonempty_text when it is empty.
-  void put_text_or_null(std::string_view key, const std::optional<std::string>& text);
+  void put_text_or_null(std::string_view key, std::optional<std::string_view> text);
   void put_nonempty_text(std::string_view key, std::string_view text);
   // An array of texts.
   void put_texts(std::string_view key, const std::vector<std::string>& texts);
