@@ -23,8 +23,9 @@ constexpr std::uint64_t kMinName = 5;  // "x.dll"
 constexpr std::uint64_t kMaxName = 64;
 constexpr char kSuffix[] = ".dll";
 constexpr std::uint64_t kSuffixLength = 4;
-// How far name_at looks before and after a '.': a name of kMaxName UTF-16 units and the unit before it,
-// the suffix and the unit after it. A piece read from a file carries this much of its neighbours.
+// How far name_at looks before and after a '.': before, at most 122 bytes (the 60 UTF-16 units a name has
+// before its suffix, and the unit before them), given a margin; after, the suffix and the unit after it. A
+// piece read from a file carries this much of its neighbours.
 constexpr std::uint64_t kLookBehind = 2 * kMaxName + 4;
 constexpr std::uint64_t kLookAhead = 2 * kSuffixLength + 2;
 constexpr std::size_t kFilePiece = 256 * 1024;  // fits the cache; larger pieces were slower (PERFORMANCE.md)

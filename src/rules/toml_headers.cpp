@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
 
 namespace dlldoctor::rules {
 
@@ -58,7 +61,7 @@ class TomlScan {
       const bool header = statement_start_ && c == '[';
       statement_start_ = false;
       if (c == '"' || c == '\'') {
-        skip_string(c);
+        if (auto bad = skip_string(c)) return std::pair{line_, std::move(*bad)};
         continue;
       }
       if (header) {
@@ -94,39 +97,55 @@ class TomlScan {
   }
 
   // at_ is on a string's opening quote; leaves at_ past its end (or on the line break ending an unclosed
-  // one-line string), counting the lines a multi-line string spans.
-  void skip_string(char quote) {
+  // one-line string), counting the lines a multi-line string spans. In a multi-line basic string toml++
+  // asks whether the character after a backslash is whitespace, and past a line-ending backslash whether
+  // each next one is: a byte outside ASCII there is refused (the message; line_ is its line).
+  std::optional<std::string> skip_string(char quote) {
     const bool escapes = quote == '"';
     const bool multi_line = text_.compare(at_, 3, std::string(3, quote)) == 0;
     at_ += multi_line ? 3 : 1;
     while (at_ < text_.size()) {
       const char c = text_[at_];
+      if (escapes && multi_line && c == '\\') {
+        std::size_t next = at_ + 1;
+        std::size_t lines = 0;
+        while (next < text_.size() && (is_blank(text_[next]) || text_[next] == '\r' || text_[next] == '\n'))
+          lines += text_[next++] == '\n';
+        if (next < text_.size() && static_cast<unsigned char>(text_[next]) >= 0x80) {
+          line_ += lines;
+          return fmt::format(
+              "a character outside ASCII (the byte 0x{:02X}) right after a backslash, or first after a line-ending "
+              "backslash, in a multi-line string is misread by toml++ 3.3: put an ASCII character before it",
+              static_cast<unsigned char>(text_[next]));
+        }
+      }
       if (escapes && c == '\\' && at_ + 1 < text_.size()) {
         if (text_[at_ + 1] == '\n') {
-          if (!multi_line) return;
+          if (!multi_line) return std::nullopt;
           ++line_;
         }
         at_ += 2;
         continue;
       }
       if (c == '\n') {
-        if (!multi_line) return;
+        if (!multi_line) return std::nullopt;
         ++line_;
       }
       if (c == quote) {
         if (!multi_line) {
           ++at_;
-          return;
+          return std::nullopt;
         }
         // A run of three to five quotes closes it: up to two belong to the string.
         std::size_t run = 0;
         while (at_ + run < text_.size() && text_[at_ + run] == quote) ++run;
         at_ += std::min<std::size_t>(run, 5);
-        if (run >= 3) return;
+        if (run >= 3) return std::nullopt;
         continue;
       }
       ++at_;
     }
+    return std::nullopt;
   }
 
   std::string_view text_;

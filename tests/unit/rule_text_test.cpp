@@ -85,3 +85,19 @@ TEST_CASE("a character outside ASCII outside strings and comments is refused wit
     CHECK(refusal(text).find("unknown section") != std::string::npos);
   }
 }
+
+TEST_CASE("in a multi-line string, a character outside ASCII that toml++ 3.3 tests as whitespace is refused") {
+  // After a line-ending backslash (valid TOML, and undefined behaviour in toml++ 3.3), and after a backslash.
+  CHECK(refusal("a = \"\"\"x \\\n  \xC3\xA9\"\"\"\n")
+            .find("x.toml:2: a character outside ASCII (the byte 0xC3) "
+                  "right after a backslash") != std::string::npos);
+  CHECK(refusal("a = \"\"\"x \\  \r\n\n\xEF\xBB\xB7\"\"\"\n").find("x.toml:3: a character outside ASCII") !=
+        std::string::npos);
+  CHECK(refusal("a = \"\"\"\\\xC3\xA9\"\"\"\n").find("x.toml:1: a character outside ASCII") != std::string::npos);
+  // An escaped backslash, another escape, a one-line string or a literal one: toml++ asks nothing there.
+  for (const std::string text : {"a = \"\"\"\\\\\xC3\xA9\"\"\"\n", "a = \"\"\"\\n\xC3\xA9\"\"\"\n",
+                                 "a = \"\\\\\xC3\xA9\"\n", "a = '''\\\n\xC3\xA9'''\n"}) {
+    CAPTURE(text);
+    CHECK(refusal(text).find("unknown section") != std::string::npos);
+  }
+}
