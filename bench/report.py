@@ -156,16 +156,21 @@ def verdict(ok):
     return "n/a (not measured)" if ok is None else ("PASS" if ok else "FAIL")
 
 
-def scan_targets(sections):
-    dd = get(sections, "scan", SCAN_BASE)
-    find = get(sections, "scan", SCAN_FIND)
+def ratio_target(sections, section, base, peer, limit, label):
+    """dlldoctor's median at most `limit` times `peer`'s, in the first section starting with `section`."""
+    dd = get(sections, section, base)
+    other = get(sections, section, peer)
     ok = None
-    if dd and find and dd["median_ms"] is not None and find["median_ms"] is not None:
-        ok = dd["median_ms"] <= SCAN_LIMIT_VS_FIND * find["median_ms"]
-    yield (f"scan: dlldoctor at most {SCAN_LIMIT_VS_FIND}x the time of find -iname '*.dll'"
-           + (f" ({dd['median_ms']:.0f} vs {find['median_ms']:.0f} ms,"
-              f" {dd['median_ms'] / find['median_ms']:.2f}x)" if ok is not None else ""),
+    if dd and other and dd["median_ms"] is not None and other["median_ms"] is not None:
+        ok = dd["median_ms"] <= limit * other["median_ms"]
+    yield (f"{label}: dlldoctor at most {limit}x the time of {peer}"
+           + (f" ({dd['median_ms']:.1f} vs {other['median_ms']:.1f} ms,"
+              f" {dd['median_ms'] / other['median_ms']:.2f}x)" if ok is not None else ""),
            verdict(ok))
+
+
+def scan_targets(sections):
+    return ratio_target(sections, "scan", SCAN_BASE, SCAN_FIND, SCAN_LIMIT_VS_FIND, "scan")
 
 
 def closure_targets(sections):
@@ -176,15 +181,8 @@ def closure_targets(sections):
 
 
 def npm_closure_targets(sections):
-    dd = get(sections, "npm closure", NPM_CLOSURE_BASE)
-    objdump = get(sections, "npm closure", "objdump -p (the same files)")
-    ok = None
-    if dd and objdump and dd["median_ms"] is not None and objdump["median_ms"] is not None:
-        ok = dd["median_ms"] <= NPM_CLOSURE_LIMIT_VS_OBJDUMP * objdump["median_ms"]
-    yield (f"npm closure: dlldoctor at most {NPM_CLOSURE_LIMIT_VS_OBJDUMP}x the time of objdump -p on its files"
-           + (f" ({dd['median_ms']:.1f} vs {objdump['median_ms']:.1f} ms,"
-              f" {dd['median_ms'] / objdump['median_ms']:.2f}x)" if ok is not None else ""),
-           verdict(ok))
+    return ratio_target(sections, "npm closure", NPM_CLOSURE_BASE, "objdump -p (the same files)",
+                        NPM_CLOSURE_LIMIT_VS_OBJDUMP, "npm closure")
 
 
 def main(argv):
