@@ -161,7 +161,7 @@ void own_names(Exports& exports) {
   std::size_t size = 0;
   for (const ExportItem& item : exports.items) size += item.name ? item.name->size() : 0;
   auto text = std::make_shared<std::string>();
-  text->reserve(size);  // one block: views into it stay valid while it grows
+  text->reserve(size);  // sized first, it never moves: the views made while it fills stay valid
   for (ExportItem& item : exports.items) {
     if (!item.name) continue;
     const std::size_t at = text->size();
