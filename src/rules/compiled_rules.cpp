@@ -11,20 +11,26 @@
 
 namespace dlldoctor::rules {
 
-namespace {
-
 // How many members an aggregate has, counted the way Boost.PFR does: T{m, m, ...} compiles with up to as
 // many initialisers as T has members. members() asserts that a list names them all, so a member added to
 // a rule struct and not to its list below stops the build instead of vanishing from the compiled file.
+// Outside the anonymous namespace: its conversion is declared, never defined, and clang warns of that for
+// a function of internal linkage.
 struct AnyMember {
   template <typename U, typename = std::enable_if_t<!std::is_same_v<std::decay_t<U>, AnyMember>>>
   operator U() const;  // NOLINT(google-explicit-constructor): only ever named in decltype
 };
 
+namespace {
+
+// Counting tries lists shorter than T, which clang reports as missing initialisers even in decltype.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 template <typename T, typename... A>
 constexpr auto brace_initializable(int) -> decltype(T{std::declval<A>()...}, bool()) {
   return true;
 }
+#pragma GCC diagnostic pop
 template <typename T, typename... A>
 constexpr bool brace_initializable(long) {
   return false;
