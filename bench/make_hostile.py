@@ -6,6 +6,8 @@ that trusts them spend memory out of all proportion to their size.
                             names' byte budget it cost 4.3 GB in `inspect`)
   export_functions_max.dll  2^20 export address table entries, no names (4 MB): the largest table the
                             reader's limits take, each entry an item of the model
+  export_names_endless.dll  2^20 export name pointers, all at one 64 KiB stretch of letters that runs to
+                            the end of the section without a NUL (6.4 MB): each name scan finds no end
 
 usage: make_hostile.py OUT_DIR
 """
@@ -34,7 +36,7 @@ def pe32plus_dll(section: bytes, export_size: int) -> bytes:
     return head.ljust(RAW_AT, b"\0") + section.ljust(raw_size, b"\0")
 
 
-def exports(functions: int, names: int) -> bytes:
+def exports(functions: int, names: int, endless: bool = False) -> bytes:
     name_at = 40
     dll_name = b"hostile.dll\0"
     functions_at = (name_at + len(dll_name) + 3) // 4 * 4
@@ -42,6 +44,8 @@ def exports(functions: int, names: int) -> bytes:
     ordinals_at = names_at + 4 * names
     long_name_at = ordinals_at + 2 * names
     long_name = b"A" * 4095 + b"\0"
+    if endless:  # letters up to a 512-byte boundary, so that no padding ends them
+        long_name = b"A" * ((-(long_name_at + 65536)) % 0x200 + 65536)
     directory = struct.pack("<IIHHIIIIIII", 0, 0, 0, 0, SECTION_RVA + name_at, 1, functions, names,
                             SECTION_RVA + functions_at, SECTION_RVA + names_at, SECTION_RVA + ordinals_at)
     body = bytearray(directory + dll_name)
@@ -57,7 +61,8 @@ def main() -> None:
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for name, section in (("export_names_bomb.dll", exports(1, 1 << 20)),
-                          ("export_functions_max.dll", exports(1 << 20, 0))):
+                          ("export_functions_max.dll", exports(1 << 20, 0)),
+                          ("export_names_endless.dll", exports(1, 1 << 20, endless=True))):
         with open(os.path.join(out, name), "wb") as f:
             f.write(pe32plus_dll(section, 40))
 

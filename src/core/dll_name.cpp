@@ -14,11 +14,13 @@ DllName::DllName(std::string_view name) : display_(name), key_(ascii_lower(name)
   // LoadLibrary appends ".dll" to a name without an extension; a trailing dot means "no extension". The
   // loader does the same for the names in import tables (Windows' LdrpLoadDll path and Wine's loader
   // both apply the default extension to every name they are given), so imports are keyed alike: an
-  // import of "zlibwapi" is the module "zlibwapi.dll".
-  if (!key_.empty() && key_.back() == '.') {
-    key_.pop_back();
-  } else if (key_.find('.') == std::string::npos) {
+  // import of "zlibwapi" is the module "zlibwapi.dll". A name with a dot then goes through the Win32 path
+  // rules, which drop the trailing dots and spaces of a path's last part: corkami's ownexportsdot.asm
+  // imports "ownexportsdot.exe.  ... " and loads itself.
+  if (key_.find('.') == std::string::npos) {
     key_ += ".dll";
+  } else {
+    while (!key_.empty() && (key_.back() == '.' || key_.back() == ' ')) key_.pop_back();
   }
 }
 

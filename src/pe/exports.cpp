@@ -16,7 +16,7 @@ constexpr std::uint64_t kExportDirectorySize = 40;
 }  // namespace
 
 void read_exports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
-  if (!directory.present()) return;
+  if (!directory.addressed()) return;
   auto at = view.at_rva(directory.rva);
   auto header = at ? at->sub(0, kExportDirectorySize) : std::nullopt;
   if (!header) {
@@ -51,6 +51,15 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
     return;
   }
   auto functions_at = view.at_rva(functions_rva);
+  // The loader reads only the entry an import asks for, so a count larger than the table's section is wrong
+  // only about entries it never reaches (corkami dllord.asm: NumberOfFunctions 0xFFFFFFFF, two entries, and
+  // its ordinal import loads). The entries inside are read.
+  if (functions_at && functions_at->size() >= 4 && functions_at->size() / 4 < function_count) {
+    image.warnings.push_back(fmt::format(
+        "export directory: address table of {} entries at RVA {} runs past its section; the {} inside it are read",
+        function_count, hex(functions_rva), functions_at->size() / 4));
+    function_count = functions_at->size() / 4;
+  }
   auto functions = functions_at ? functions_at->sub(0, function_count * 4) : std::nullopt;
   if (!functions) {
     image.warnings.push_back(

@@ -1,6 +1,8 @@
 // Import, delay-import and bound-import directories.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "pe/pe_view.hpp"
 
 namespace dlldoctor::pe {
@@ -9,13 +11,15 @@ namespace {
 constexpr std::uint64_t kImportDescriptorSize = 20;
 constexpr std::uint64_t kDelayDescriptorSize = 32;
 constexpr std::uint64_t kBoundDescriptorSize = 8;
+// A bound-import name is a module's file name, read outside the name budget: kept short, far past any path.
+constexpr std::size_t kBoundNameMax = 4096;
 
 std::optional<std::string> string_at(const PeView& view, std::uint64_t rva, const ReadLimits& limits) {
   return view.name_at(rva, 0, limits.max_name_length);
 }
 
 // Walks a thunk array (import lookup table or IAT layout: one pointer-sized entry per function, zero
-// ends it). `base` turns the old VA-based delay tables into RVAs. Returns false when the array was
+// ends it). `base` turns the old VA-based delay tables' entries into RVAs. Returns false when the array was
 // damaged; what was read before stays in `out`.
 bool read_thunks(const PeView& view, bool pe32plus, std::uint64_t thunks_rva, std::uint64_t base,
                  const ReadLimits& limits, std::size_t& budget, std::vector<ImportedFunction>& out,
@@ -43,9 +47,11 @@ bool read_thunks(const PeView& view, bool pe32plus, std::uint64_t thunks_rva, st
     if (*entry & ordinal_flag) {
       function.ordinal = static_cast<std::uint16_t>(*entry & 0xffff);
     } else {
-      // Hint/name RVA: 31 bits in both formats.
+      // Hint/name RVA: 31 bits in both formats. In an old VA-based delay table an entry is a VA, but one below
+      // the image base can only be an RVA, and is read as one (pefile does the same; corkami's
+      // delayimports.asm, whose own code does the loading, stores RVAs under VA-based descriptors).
       std::uint64_t name_rva = *entry & 0x7fffffffull;
-      if (base != 0) name_rva = *entry >= base ? *entry - base : UINT64_MAX;
+      if (base != 0 && *entry >= base) name_rva = *entry - base;
       auto at = view.at_rva(name_rva);
       auto hint = at ? at->u16(0) : std::nullopt;
       auto name = hint ? view.name_at(name_rva, 2, limits.max_name_length) : std::nullopt;
@@ -70,8 +76,7 @@ bool read_thunks(const PeView& view, bool pe32plus, std::uint64_t thunks_rva, st
 }  // namespace
 
 void read_imports(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
-  // The loader walks the descriptors from the RVA alone and never reads the Size (corkami tiny.asm leaves it 0).
-  if (directory.rva == 0) return;
+  if (!directory.addressed()) return;
   auto table = view.at_rva(directory.rva);
   if (!table) {
     image.warnings.push_back(
@@ -210,7 +215,8 @@ void read_bound_imports(const PeView& view, const DataDirectory& directory, cons
     }
     BoundImport bound;
     bound.timestamp = timestamp;
-    auto name = table->c_string(name_offset, limits.max_name_length);
+    const std::size_t max_name = std::min(limits.max_name_length, kBoundNameMax);
+    auto name = table->c_string(name_offset, max_name);
     if (!name) {
       image.warnings.push_back("bound-import directory: a module name is unreadable");
       return;
@@ -218,8 +224,7 @@ void read_bound_imports(const PeView& view, const DataDirectory& directory, cons
     bound.dll = std::move(*name);
     for (std::uint16_t f = 0; f < forwarder_count; ++f) {
       auto forwarder_name_offset = table->u16(offset + kBoundDescriptorSize * (1 + f) + 4);
-      auto forwarder =
-          forwarder_name_offset ? table->c_string(*forwarder_name_offset, limits.max_name_length) : std::nullopt;
+      auto forwarder = forwarder_name_offset ? table->c_string(*forwarder_name_offset, max_name) : std::nullopt;
       if (!forwarder) {
         image.warnings.push_back(fmt::format("bound-import directory: {}: a forwarder name is unreadable", bound.dll));
         break;

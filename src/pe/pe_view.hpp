@@ -21,6 +21,10 @@ struct DataDirectory {
   std::uint32_t rva = 0;
   std::uint32_t size = 0;
   bool present() const { return rva != 0 && size != 0; }
+  // The loader finds the import, export and resource tables from the RVA alone: RtlImageDirectoryEntryToData
+  // never checks the Size, which only bounds an export forwarder's string (corkami tiny.asm, dll.asm and
+  // manifest.asm leave it 0, and their imports, exports and manifest work).
+  bool addressed() const { return rva != 0; }
 };
 
 // Indices into the optional header's data directory array (PE spec, "Optional Header Data Directories").
@@ -71,7 +75,8 @@ class PeView {
   // most `max` bytes, copied only while the file's name budget lasts: nullopt when unreadable or when the
   // budget is spent (text_budget_spent() tells which). Every distinct name sits in the file once, so the
   // names of a real file take at most its size; a table whose 2^20 pointers all point at one 4 KiB name (a
-  // 6 MB file asking for 4.3 GB of copies) stops at the budget (issue 28).
+  // 6 MB file asking for 4.3 GB of copies) stops at the budget (issue 28), and so does one whose pointers
+  // all point at a stretch without an end (each scan is charged what it looked at).
   std::optional<std::string> name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;
   // The same name in place, for a caller that copies it where it wants (counted against the budget alike).
   std::optional<std::string_view> name_view_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;
@@ -81,7 +86,7 @@ class PeView {
   // The section whose mapped raw data covers rva, if any.
   const Section* section_of(std::uint64_t rva) const;
 
-  // Bytes of names the file's tables may still make the reader copy, all tables together (mutable: the view
+  // Bytes of names the file's tables may still make the reader copy or scan, all tables together (mutable: the view
   // is the one thing every directory parser shares). Sixteen times the file and 1 MiB: a real file needs at
   // most its size, and the hostile shapes the import limits already stop (65,536 functions of descriptors
   // that share one thunk array, 4,096 DLLs) keep their own warnings (tests/malformed).

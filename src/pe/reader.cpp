@@ -50,8 +50,20 @@ std::optional<BoundedReader> PeView::at_rva(std::uint64_t rva) const {
 std::optional<std::string_view> PeView::name_view_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
   if (text_spent_) return std::nullopt;  // no more copies, not even one to throw away
   auto at = at_rva(rva);
-  auto name = at ? at->c_string_view(offset, max) : std::nullopt;
-  if (!name) return std::nullopt;
+  if (!at) return std::nullopt;
+  auto name = at->c_string_view(offset, max);
+  if (!name) {
+    // A scan that found no end costs what it looked at: a table of pointers at one unterminated stretch
+    // would otherwise cost a scan of it each, and names may be long (ReadLimits::max_name_length).
+    const std::uint64_t looked_at = offset < at->size() ? std::min<std::uint64_t>(at->size() - offset, max) : 0;
+    if (looked_at > text_left_) {
+      text_left_ = 0;
+      text_spent_ = true;
+    } else {
+      text_left_ -= looked_at;
+    }
+    return std::nullopt;
+  }
   if (name->size() + 1 > text_left_) {
     text_left_ = 0;
     text_spent_ = true;
@@ -92,25 +104,39 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return alignment == 0 ? value : (value + alignment - 1) / alignment * alignment;
 }
 
-// Whether the file holds everything its headers place in it. A page-aligned image needs its SizeOfHeaders
-// bytes (`header_size`, 0 for the flat layout, which the loader maps zero-filled); each section the raw
-// bytes the loader maps, at most its VirtualSize rounded up to SectionAlignment (corkami bigSoRD.asm: a
-// huge SizeOfRawData with a right VirtualSize loads); the certificate table its file range.
-std::optional<CutShort> cut_short(const Image& image, std::uint64_t header_size, std::uint32_t section_alignment,
-                                  const DataDirectory& certificate) {
+// Whether the file holds what the loader reads of it when it creates the image section: a page-aligned
+// image's SizeOfHeaders bytes, and the raw data of the section that lies last in the file, up to its
+// VirtualSize rounded up to SectionAlignment. Only that last section is held to the end of the file: an
+// earlier one may claim raw bytes past it and the image still loads (corkami bigSoRD.asm, "not in last
+// section"), while a copy cut short always loses its tail, the last section's data. A flat image
+// (`flat`: SectionAlignment below a page) is mapped as one zero-filled piece and is never short
+// (corkami maxsec_lowaligW7.asm ends 8 bytes before its last section and loads). The certificate table is
+// not part of the image and the loader never reads it (corkami maxvals.asm points it past the file).
+std::optional<CutShort> cut_short(const Image& image, bool flat, std::uint64_t header_size,
+                                  std::uint32_t section_alignment) {
+  if (flat) return std::nullopt;
   CutShort cut{header_size, image.file_size, ""};
-  auto part = [&](std::uint64_t end, const std::string& what) {
-    cut.described_size = std::max(cut.described_size, end);
-    if (cut.first_cut.empty() && end > image.file_size) cut.first_cut = fmt::format("{} ends at byte {}", what, end);
-  };
-  part(header_size, "the header area");
+  if (header_size > image.file_size) cut.first_cut = fmt::format("the header area ends at byte {}", header_size);
+  const SectionInfo* last = nullptr;
+  std::uint64_t last_end = 0;
   for (const SectionInfo& s : image.sections) {
     const std::uint64_t raw = s.virtual_size == 0
                                   ? s.raw_size
                                   : std::min<std::uint64_t>(s.raw_size, align_up(s.virtual_size, section_alignment));
-    if (raw != 0) part(std::uint64_t{s.raw_offset} + raw, "section " + (s.name.empty() ? std::string("#?") : s.name));
+    if (raw == 0) continue;
+    const std::uint64_t end = std::uint64_t{s.raw_offset} + raw;
+    if (!last || s.raw_offset > last->raw_offset || (s.raw_offset == last->raw_offset && end > last_end)) {
+      last = &s;
+      last_end = end;
+    }
   }
-  if (certificate.present()) part(std::uint64_t{certificate.rva} + certificate.size, "the certificate table");
+  if (last) {
+    cut.described_size = std::max(cut.described_size, last_end);
+    if (cut.first_cut.empty() && last_end > image.file_size) {
+      cut.first_cut =
+          fmt::format("section {} ends at byte {}", last->name.empty() ? std::string("#?") : last->name, last_end);
+    }
+  }
   if (cut.described_size <= image.file_size) return std::nullopt;
   return cut;
 }
@@ -269,7 +295,7 @@ Result<Image> read_image(const BoundedReader& file, const ReadParts& parts, cons
   if (parts.named_in_data && !read_names_in_data(file, reads, limits, image)) return Error{kShrankWhileRead};
   read_certificate(file, directories[dir::kCertificate], image);
   image.has_clr = directories[dir::kClr].present();
-  image.cut_short = cut_short(image, flat ? 0 : *size_of_headers, *section_alignment, directories[dir::kCertificate]);
+  image.cut_short = cut_short(image, flat, *size_of_headers, *section_alignment);
   return image;
 }
 

@@ -209,7 +209,7 @@ std::optional<BoundedReader> data_bytes(const PeView& view, const ResourceData& 
 }  // namespace
 
 void read_resources(const PeView& view, const DataDirectory& directory, const ReadLimits& limits, Image& image) {
-  if (!directory.present()) return;
+  if (!directory.addressed()) return;
   auto section = view.at_rva(directory.rva);
   if (!section) {
     image.warnings.push_back(

@@ -27,6 +27,11 @@ TEST_CASE("DllName keys a name as the loader compares it") {
   CHECK(DllName("noext.") != DllName("noext"));
   CHECK(DllName("noext.") != DllName("noext.dll"));
   CHECK(DllName("Foo.DLL.") == DllName("foo.dll"));
+  // Win32 path rules drop a name's trailing dots and spaces (corkami ownexportsdot.asm).
+  CHECK(DllName("ownexportsdot.exe.  ... ").key() == "ownexportsdot.exe");
+  CHECK(DllName("foo.dll ") == DllName("foo.dll"));
+  CHECK(DllName("noext. .").key() == "noext");
+  CHECK(DllName("foo ").key() == "foo .dll");  // no dot: the extension comes first, then nothing trails
   // Ordering follows the key, so maps and sets hold one entry per module.
   CHECK(DllName("a.dll") < DllName("B.dll"));
   CHECK_FALSE(DllName("A") < DllName("a.dll"));

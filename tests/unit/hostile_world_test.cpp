@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "dlldoctor/core/bounded_reader.hpp"
@@ -119,4 +120,24 @@ TEST_CASE("an export table of 2^20 names at one 4 KiB name stops at the file's n
   for (const std::string& warning : image->warnings)
     warned |= warning.find("past the name budget") != std::string::npos;
   CHECK_MESSAGE(warned, "no warning that the names were cut");
+}
+
+TEST_CASE("an export table of 2^16 names at one stretch without an end stops at the file's name budget") {
+  test::PeSpec spec;
+  spec.shared_name_pointers = 1u << 16;
+  spec.shared_name_length = 60000;
+  auto bytes = test::build_pe(spec);
+  // The shared name is the last thing in the section: without its NUL, every scan runs to the section's end.
+  const auto end = std::find(bytes.rbegin(), bytes.rend(), std::uint8_t{'A'});
+  REQUIRE(end != bytes.rend());
+  REQUIRE(*(end.base()) == 0);
+  *(end.base()) = 'A';
+  auto image = pe::read_image(BoundedReader(bytes.data(), bytes.size()));
+  REQUIRE(image);
+  REQUIRE(image->exports);
+  for (const pe::ExportItem& item : image->exports->items) CHECK(!item.name);
+  bool warned = false;
+  for (const std::string& warning : image->warnings)
+    warned |= warning.find("past the name budget") != std::string::npos;
+  CHECK_MESSAGE(warned, "each of the 65,536 scans of 60 KB was free");
 }

@@ -18,8 +18,8 @@ class DllName {
   DllName() = default;
   // A name as a program asks for it: an import, a delay import, a forwarder's DLL, LoadLibrary's argument
   // (its base name when it is a path), a KnownDLLs entry, a family member of the rules. The key is the
-  // loader's: lower case, ".dll" appended when the name has no extension, and a trailing dot dropped
-  // ("foo." is the file "foo", without an extension).
+  // loader's: lower case, ".dll" appended when the name has no dot, and otherwise its trailing dots and
+  // spaces dropped ("foo." is the file "foo", without an extension; "foo.exe. " is "foo.exe").
   explicit DllName(std::string_view name);
 
   // The name of a file on disk (a folder listing, a copy found by the inventory): lower case only. A file

@@ -104,12 +104,12 @@ struct SectionInfo {
 
 // A file shorter than its headers say: what an interrupted copy or download, or a quarantine, leaves.
 struct CutShort {
-  // Where the furthest part the headers place in the file ends: the header area the loader maps (page-aligned
-  // images), a section's raw data as the loader maps it, or the certificate table (a file offset).
+  // Where the loader expects the file to end: the header area it maps (page-aligned images), or the raw data
+  // of the section that lies last in the file, as the loader maps it (reader.cpp, cut_short).
   std::uint64_t described_size = 0;
   std::uint64_t file_size = 0;  // bytes the file has
-  // The first of those parts, in header order, that ends past the end of the file, and where it ends:
-  // "section .text ends at byte 6656".
+  // The first of those parts that ends past the end of the file, and where it ends:
+  // "section .rsrc ends at byte 6656".
   std::string first_cut;
 };
 

@@ -31,7 +31,10 @@ struct ReadLimits {
   // one thunk array can otherwise multiply a small file into millions of entries.
   std::size_t max_import_functions = 1u << 16;
   std::size_t max_exports = 1u << 20;
-  std::size_t max_name_length = 4096;
+  // A name in an import or export table. The loader has no cap (corkami dllweirdexp-ld.asm imports a 131 KB
+  // name, and runs); what all names cost together, scans that find no end included, is bounded by the
+  // file's name budget (pe_view.hpp), so one long name is read whole.
+  std::size_t max_name_length = 1u << 20;
   std::size_t max_resource_entries = 4096;
   std::size_t max_manifest_bytes = 1u << 20;
   std::size_t max_names_in_data = 4096;
