@@ -41,15 +41,6 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
       image.warnings.push_back(fmt::format("export directory: module name at RVA {} is unreadable", hex(name_rva)));
     }
   }
-  if (function_count > limits.max_exports) {
-    image.warnings.push_back(
-        fmt::format("export directory: {} functions; only the first {} are read", function_count, limits.max_exports));
-    function_count = limits.max_exports;
-  }
-  if (function_count == 0) {
-    image.exports = std::move(exports);
-    return;
-  }
   auto functions_at = view.at_rva(functions_rva);
   // The loader reads only the entry an import asks for, so a count larger than the table's section is wrong
   // only about entries it never reaches (corkami dllord.asm: NumberOfFunctions 0xFFFFFFFF, two entries, and
@@ -59,6 +50,15 @@ void read_exports(const PeView& view, const DataDirectory& directory, const Read
         "export directory: address table of {} entries at RVA {} runs past its section; the {} inside it are read",
         function_count, hex(functions_rva), functions_at->size() / 4));
     function_count = functions_at->size() / 4;
+  }
+  if (function_count > limits.max_exports) {
+    image.warnings.push_back(
+        fmt::format("export directory: {} functions; only the first {} are read", function_count, limits.max_exports));
+    function_count = limits.max_exports;
+  }
+  if (function_count == 0) {
+    image.exports = std::move(exports);
+    return;
   }
   auto functions = functions_at ? functions_at->sub(0, function_count * 4) : std::nullopt;
   if (!functions) {

@@ -164,7 +164,7 @@ void put_image_text(Sink& sink, const std::string& path, const pe::Image& image)
   for (const auto& section : image.sections) fmt::format_to(it, " {}", section.name);
   out += '\n';
   if (image.cut_short) {
-    fmt::format_to(it, "  cut short: the headers describe {} bytes, the file has {} ({})\n",
+    fmt::format_to(it, "  cut short: the loader expects {} bytes, the file has {} ({})\n",
                    image.cut_short->described_size, image.cut_short->file_size, image.cut_short->first_cut);
   }
   if (!image.strings.empty()) out += "  version strings:\n";

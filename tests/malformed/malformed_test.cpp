@@ -207,7 +207,7 @@ std::string check_fact(const std::string& key, const std::string& value, const I
   } else if (key == "cut_short") {
     const auto& cut = image.cut_short;
     const std::string got =
-        cut ? fmt::format("the headers describe {} bytes, the file has {}", cut->described_size, cut->file_size)
+        cut ? fmt::format("the loader expects {} bytes, the file has {}", cut->described_size, cut->file_size)
             : "not cut short";
     if (value == "no") return expect(!cut, got);
     if (value == "yes") return expect(cut && cut->file_size == image.file_size, got);

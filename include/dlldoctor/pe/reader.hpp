@@ -33,7 +33,7 @@ struct ReadLimits {
   std::size_t max_exports = 1u << 20;
   // A name in an import or export table. The loader has no cap (corkami dllweirdexp-ld.asm imports a 131 KB
   // name, and runs); what all names cost together, scans that find no end included, is bounded by the
-  // file's name budget (pe_view.hpp), so one long name is read whole.
+  // file's name budget (pe_view.hpp), so a long name is read whole up to this far larger cap.
   std::size_t max_name_length = 1u << 20;
   std::size_t max_resource_entries = 4096;
   std::size_t max_manifest_bytes = 1u << 20;
