@@ -85,6 +85,8 @@ class PeView {
  private:
   // The section whose mapped raw data covers rva, if any.
   const Section* section_of(std::uint64_t rva) const;
+  // Takes `bytes` from the name budget; false, and the budget spent, when they are more than is left.
+  bool spend_text(std::uint64_t bytes) const;
 
   // Bytes of names the file's tables may still make the reader copy or scan, all tables together (mutable: the view
   // is the one thing every directory parser shares). Sixteen times the file and 1 MiB: a real file needs at

@@ -55,22 +55,21 @@ std::optional<std::string_view> PeView::name_view_at(std::uint64_t rva, std::uin
   if (!name) {
     // A scan that found no end costs what it looked at: a table of pointers at one unterminated stretch
     // would otherwise cost a scan of it each, and names may be long (ReadLimits::max_name_length).
-    const std::uint64_t looked_at = offset < at->size() ? std::min<std::uint64_t>(at->size() - offset, max) : 0;
-    if (looked_at > text_left_) {
-      text_left_ = 0;
-      text_spent_ = true;
-    } else {
-      text_left_ -= looked_at;
-    }
+    spend_text(offset < at->size() ? std::min<std::uint64_t>(at->size() - offset, max) : 0);
     return std::nullopt;
   }
-  if (name->size() + 1 > text_left_) {
+  if (!spend_text(name->size() + 1)) return std::nullopt;
+  return name;
+}
+
+bool PeView::spend_text(std::uint64_t bytes) const {
+  if (bytes > text_left_) {
     text_left_ = 0;
     text_spent_ = true;
-    return std::nullopt;
+    return false;
   }
-  text_left_ -= name->size() + 1;
-  return name;
+  text_left_ -= bytes;
+  return true;
 }
 
 std::optional<std::string> PeView::name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const {
