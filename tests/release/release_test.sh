@@ -57,7 +57,7 @@ grep -q "Boost Software License - Version 1.0" "$top/THIRD_PARTY_NOTICES.txt" ||
 status=0
 out=$("$top/dlldoctor" "${example_args[@]}") || status=$?
 expect_example "$status" "$out" "the unpacked Linux archive"
-"$top/dlldoctor" --version | grep -q "^rules: folder .*unchanged)" || fail "the unpacked binary does not say it read its rules folder"
+grep -q "^rules: folder .*unchanged)" <<<"$("$top/dlldoctor" --version)" || fail "the unpacked binary does not say it read its rules folder"
 
 # The binary alone: the built-in rules, the same report.
 alone="$work/alone ü"
@@ -126,7 +126,10 @@ PY
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --no-index --no-deps "$work/a/dlldoctor-$version-py3-none-manylinux_2_36_x86_64.whl" ||
   fail "pip refused the Linux wheel"
-"$work/venv/bin/dlldoctor" --version | grep -q "^dlldoctor $version" || fail "dlldoctor --version from the venv"
-python3 -m zipfile -l "$work/a/dlldoctor-$version-py3-none-win_amd64.whl" | grep -q "scripts/dlldoctor.exe" ||
+grep -q "^dlldoctor $version" <<<"$("$work/venv/bin/dlldoctor" --version)" || fail "dlldoctor --version from the venv"
+# The listing is read whole first: grep -q stops at its first match, and the lister then dies of a closed
+# pipe, which pipefail counts as a failure.
+wheel_files=$(python3 -m zipfile -l "$work/a/dlldoctor-$version-py3-none-win_amd64.whl")
+grep -q "scripts/dlldoctor.exe" <<<"$wheel_files" ||
   fail "the win_amd64 wheel has no dlldoctor.exe script"
 echo "release files: reproducible, summed, unpacked and run (Linux, alone, Wine), manifests and wheel checked"
