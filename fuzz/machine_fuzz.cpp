@@ -61,7 +61,7 @@ struct World {
   env::MemoryFileSystem files;  // the healthy machine; each input changes one part of a copy
   env::FileBytes dirty_system;  // SYSTEM as Windows leaves it after Fast Startup, for the log part
   std::vector<rules::RuleFile> rule_files;
-  rules::RuleData rules;
+  std::shared_ptr<const rules::RuleData> rules;
 };
 
 const World& world() {
@@ -87,7 +87,7 @@ const World& world() {
     w.rule_files = std::move(files).value();
     auto rules = rules::parse_rule_files(w.rule_files);
     if (!rules) fuzz::stop(rules.error().message);
-    w.rules = std::move(rules).value();
+    w.rules = std::make_shared<const rules::RuleData>(std::move(rules).value());
     return w;
   }();
   return built;
@@ -132,25 +132,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t* rest = data + 1;
   const std::size_t rest_size = size - 1;
 
-  env::MemoryFileSystem files = w.files;
-  const rules::RuleData* rules = &w.rules;
-  rules::RuleData fuzzed_rules;
+  auto files = std::make_unique<env::MemoryFileSystem>(w.files);
+  std::shared_ptr<const rules::RuleData> rules = w.rules;
   switch (part) {
-    case 0: files.add_file(kSchema, bytes_of(rest, rest_size)); break;
-    case 1: files.add_file(kSystemHive, bytes_of(rest, rest_size)); break;
+    case 0: files->add_file(kSchema, bytes_of(rest, rest_size)); break;
+    case 1: files->add_file(kSystemHive, bytes_of(rest, rest_size)); break;
     case 2:
-      files.add_file(kSystemHive, w.dirty_system);
-      files.add_file(kSystemHive + ".LOG1", log_with_hashes(rest, rest_size));
+      files->add_file(kSystemHive, w.dirty_system);
+      files->add_file(kSystemHive + ".LOG1", log_with_hashes(rest, rest_size));
       break;
-    case 3: files.add_file(kUserHive, bytes_of(rest, rest_size)); break;
+    case 3: files->add_file(kUserHive, bytes_of(rest, rest_size)); break;
     case 4: {
       if (rest_size == 0) return 0;
       std::vector<rules::RuleFile> rule_files = w.rule_files;
       rule_files[rest[0] % rule_files.size()].text.assign(reinterpret_cast<const char*>(rest + 1), rest_size - 1);
       auto parsed = rules::parse_rule_files(rule_files);
       if (!parsed) return 0;  // refused rules: the CLI's exit 2 with the message
-      fuzzed_rules = std::move(parsed).value();
-      rules = &fuzzed_rules;
+      rules = std::make_shared<const rules::RuleData>(std::move(parsed).value());
       break;
     }
     default: break;
@@ -162,18 +160,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   flags.path = {"C:\\tools\\cudnn\\bin;C:\\gone"};
   flags.cwd = "C:\\work";
   auto environment = part == 5 ? env::environment_from_snapshot(
-                                     std::string(reinterpret_cast<const char*>(rest), rest_size), flags, files)
-                               : env::environment_from_flags(flags, files);
+                                     std::string(reinterpret_cast<const char*>(rest), rest_size), flags, *files)
+                               : env::environment_from_flags(flags, *files);
   if (!environment) return 0;  // a machine dlldoctor refuses with a message (exit 2)
 
   // The DLLs are the same in every input, so their images are read once for all (the schema, which an
   // input may change, is read by the environment through `files`, not through the cache).
   static env::MemoryFileSystem healthy = w.files;
-  static pe::ImageCache images([](const std::string& path) { return healthy.memory_bytes(path); });
+  static auto images =
+      std::make_shared<pe::ImageCache>([](const std::string& path) { return healthy.memory_bytes(path); });
+  session::Machine machine(rules, std::move(environment).value(), std::move(files), images);
   for (const char* program : {"app.exe", "crt_app.exe"}) {
-    graph::ClosureRequest request;
+    session::ExplainRequest request;
     request.program = kRoot + "/app/" + program;
-    fuzz::diagnose_and_report(request, *environment, *rules, files, images, /*json_only=*/true);
+    fuzz::explain_and_report(machine, request, /*json_only=*/true);
   }
   return 0;
 }

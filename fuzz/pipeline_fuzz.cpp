@@ -23,7 +23,6 @@
 #include "dlldoctor/core/bounded_reader.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/pe/reader.hpp"
-#include "dlldoctor/pipeline/diagnose.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/image_report.hpp"
@@ -31,6 +30,8 @@
 #include "dlldoctor/report/scan_report.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
+#include "dlldoctor/session/explain.hpp"
+#include "dlldoctor/session/scan.hpp"
 #include "report_check.hpp"
 
 #ifndef DLLDOCTOR_FUZZ_FIXTURES_DEFAULT
@@ -48,7 +49,7 @@ using fuzz::write_every_format;
 
 struct World {
   fs::path root;  // the sysroot
-  rules::RuleData rules;
+  std::shared_ptr<const rules::RuleData> rules;
 };
 
 const World& world() {
@@ -73,7 +74,7 @@ const World& world() {
     fs::copy_file(x64 / "zlibwapi.dll", w.root / "tools" / "cudnn" / "bin" / "zlibwapi.dll");
     auto rules = rules::load_rules({setting("DLLDOCTOR_FUZZ_RULES", DLLDOCTOR_FUZZ_RULES_DEFAULT)});
     if (!rules) stop(rules.error().message);
-    w.rules = std::move(rules).value();
+    w.rules = std::make_shared<const rules::RuleData>(std::move(rules).value());
     return w;
   }();
   return built;
@@ -109,9 +110,9 @@ void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w
     check_json(error_json.text());
     file.error = image.error().message;
   }
-  scan::ScanOptions options;
-  options.roots = {w.root.string()};
-  scan::ScanResult result;
+  session::ScanRun run;
+  run.rules = w.rules.get();
+  run.options.roots = {w.root.string()};
   // The fuzzed copy, one elsewhere, and a sibling of another release beside it: the folder rules judge
   // the fuzzed file's version against 9.1.0.70.
   scan::ScannedFile sibling = file;
@@ -119,17 +120,11 @@ void inspect_and_scan(const std::uint8_t* data, std::size_t size, const World& w
   sibling.name = sibling.key = "cudnn_ops64_9.dll";
   sibling.error.clear();
   sibling.file_version = pe::Version{{9, 1, 0, 70}};
-  result.files = {file, sibling, file};
-  result.files.back().path = (w.root / "tools" / "cudnn" / "bin" / "cudnn64_9.dll").string();
-  report::ScanInput input;
-  input.tool_version = "fuzz";
-  input.options = &options;
-  input.result = &result;
-  input.rules = &w.rules;
-  const rules::RuleOutput checks = rules::run_folder_rules(rules::scanned_folders(result.files, w.rules, {}), w.rules);
-  if (!checks.problems.empty()) stop("folder rules: " + checks.problems.front());
-  input.findings = &checks.findings;
-  write_every_format(report::scan_writers(), report::ScanView(input));
+  run.result.files = {file, sibling, file};
+  run.result.files.back().path = (w.root / "tools" / "cudnn" / "bin" / "cudnn64_9.dll").string();
+  run.checks = rules::run_folder_rules(rules::scanned_folders(run.result.files, *w.rules, {}), *w.rules);
+  if (!run.checks.problems.empty()) stop("folder rules: " + run.checks.problems.front());
+  write_every_format(report::scan_writers(), report::ScanView(run, {"fuzz", "2026-01-01T00:00:00Z"}));
 }
 
 }  // namespace
@@ -144,28 +139,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   flags.assume_system_dlls = true;
   flags.path = {"C:\\tools\\cudnn\\bin;C:\\gone;\"C:\\quoted\""};
   flags.cwd = (w.root / "work").string();
-  env::HostFileSystem files;
-  auto environment = env::environment_from_flags(flags, files);
-  if (!environment) stop(environment.error().message);
-
-  graph::ClosureRequest startup;
-  startup.program = (w.root / "app" / "app.exe").string();
-  // Each diagnosis reads the world afresh, as each run of the CLI does.
-  auto diagnose_and_report = [&](const graph::ClosureRequest& request) {
-    env::HostFileSystem disk;
-    pe::ImageCache images;
-    fuzz::diagnose_and_report(request, *environment, w.rules, disk, images);
+  // Each request reads the world afresh, as each run of the CLI does.
+  auto explain_and_report = [&](const session::ExplainRequest& request) {
+    auto files = std::make_unique<env::HostFileSystem>();
+    auto environment = env::environment_from_flags(flags, *files);
+    if (!environment) stop(environment.error().message);
+    session::Machine machine(w.rules, std::move(environment).value(), std::move(files));
+    fuzz::explain_and_report(machine, request);
   };
-  diagnose_and_report(startup);
+  session::ExplainRequest startup;
+  startup.program = (w.root / "app" / "app.exe").string();
+  explain_and_report(startup);
 
-  graph::ClosureRequest load;
+  session::ExplainRequest load;
   load.program = startup.program;
   load.program_is_host = true;
-  dlldoctor::graph::LoadCall call;
-  call.name = "C:\\app\\cudnn64_9.dll";
-  call.flags = 0x1100;
-  load.loads.push_back(call);
-  diagnose_and_report(load);
+  load.loads.push_back({"C:\\app\\cudnn64_9.dll", {"0x1100"}});
+  explain_and_report(load);
 
   inspect_and_scan(data, size, w);
   return 0;

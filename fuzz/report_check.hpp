@@ -1,19 +1,16 @@
 #pragma once
 // What the whole-pipeline fuzz targets (pipeline_fuzz.cpp: a hostile DLL; machine_fuzz.cpp: a hostile
-// machine) both do with a diagnosis: every report writer formats it, and a writer producing invalid JSON,
+// machine) both do: explain a request through the entry point every front end calls (session::explain, the
+// plan and the recipes included), and have every report writer format it. A writer producing invalid JSON,
 // an empty report or a finding template left unfilled stops the fuzzer.
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/env/file_system.hpp"
-#include "dlldoctor/pe/image_cache.hpp"
-#include "dlldoctor/pipeline/diagnose.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
-#include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/session/explain.hpp"
 
 namespace dlldoctor::fuzz {
 
@@ -50,26 +47,15 @@ void write_every_format(const report::Writers<View>& writers, const View& view, 
   }
 }
 
-// The diagnosis of one request, written in every closure format (or only as JSON: the machine target's
-// inputs change what the writers are given, not how they write, and twelve writers a run kept it at a few
-// dozen inputs a second).
-inline void diagnose_and_report(const graph::ClosureRequest& request, const env::Environment& environment,
-                                const rules::RuleData& rules, env::FileSystem& files, pe::ImageCache& images,
-                                bool json_only = false) {
-  auto diagnosis = pipeline::diagnose(request, environment, rules, {}, files, images);
-  if (!diagnosis) return;  // the program itself unreadable: the CLI's exit 2 with the message
-  if (!diagnosis->rules.problems.empty()) stop("rule engine: " + diagnosis->rules.problems.front());
-  report::ReportInput input;
-  input.tool_version = "fuzz";
-  input.request = &request;
-  input.environment = &environment;
-  input.search_order = diagnosis->search_order;
-  input.closure = &diagnosis->closure;
-  input.findings = &diagnosis->rules.findings;
-  input.rules = &rules;
-  input.outcome_error = diagnosis->rules.outcome_error;
-  input.outcome_says = diagnosis->rules.outcome_says;
-  const report::ClosureView view(input);
+// One request explained as the command line explains it (recipes, diagnosis, plan, conclusions), written in
+// every closure format (or only as JSON: the machine target's inputs change what the writers are given, not
+// how they write, and twelve writers a run kept it at a few dozen inputs a second).
+inline void explain_and_report(session::Machine& machine, const session::ExplainRequest& request,
+                               bool json_only = false) {
+  auto run = session::explain(machine, request);
+  if (!run) return;  // the program itself unreadable: the CLI's exit 2 with the message
+  if (!run->diagnosis.rules.problems.empty()) stop("rule engine: " + run->diagnosis.rules.problems.front());
+  const report::ClosureView view(*run, {"fuzz", "2026-01-01T00:00:00Z"});
   write_every_format(report::closure_writers(), view, json_only);
 }
 

@@ -109,11 +109,6 @@ std::string closest_option(const CLI::App& app, const std::string& typed);
 // (CLI11 indents the lines after a description's newlines to its column). Call once, after every setup_*.
 void fit_help_to_80_columns(CLI::App& app);
 
-// The environment of a command: the snapshot named by --env, else on Windows the live one (no --sysroot
-// and no --path), else the flags (src/cli/snapshot.cpp).
-Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
-                                            env::FileSystem& files);
-
 // What the real loader did (src/cli/probe_windows.cpp; Windows only, an error elsewhere).
 using rules::ProbeCallResult;
 using rules::ProbeResult;
@@ -157,9 +152,8 @@ struct HostCalls {
 HostCalls host_calls(const graph::ClosureRequest& request);
 Result<ProbeResult> probe_host(const std::string& host, const HostCalls& calls, const ProbeProcess& process);
 
-// `--version` anywhere on the line (it takes only --format and --rules besides): what the binary is and
-// which rules it reads (src/cli/version.cpp).
-bool asks_for_version(const std::vector<std::string>& arguments);
-int print_version(const std::vector<std::string>& arguments);
+// `--version [--format json] [--rules DIR]`, parsed on `app`: what the binary is and which rules it reads
+// (src/cli/version.cpp).
+int print_version(const CLI::App& app, const std::string& argv0);
 
 }  // namespace dlldoctor::cli

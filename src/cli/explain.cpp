@@ -1,8 +1,8 @@
 // `dlldoctor APP.exe [flags]`: which copy of every DLL loads, from where, why, and what fails.
+#include "dlldoctor/session/explain.hpp"
+
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,20 +12,10 @@
 #include "cli/output.hpp"
 #include "cli/scan.hpp"
 #include "dlldoctor/core/build_info.hpp"
-#include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/env/file_system.hpp"
-#include "dlldoctor/env/inventory.hpp"
-#include "dlldoctor/env/python_env.hpp"
-#include "dlldoctor/graph/dependency_graph.hpp"
-#include "dlldoctor/pipeline/diagnose.hpp"
-#include "dlldoctor/plan/planner.hpp"
 #include "dlldoctor/plan/script.hpp"
-#include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
-#include "dlldoctor/resolve/resolver.hpp"
-#include "dlldoctor/rules/rule_data.hpp"
-#include "dlldoctor/rules/rule_engine.hpp"
+#include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -86,8 +76,11 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
-  env::EnvironmentFlags flags;
+session::MachineSpec machine_spec(const ExplainOptions& options) {
+  session::MachineSpec spec;
+  spec.argv0 = options.argv0;
+  spec.rules = options.rules;
+  env::EnvironmentFlags& flags = spec.flags;
   if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
   flags.path = options.path;
   if (!options.cwd.empty()) flags.cwd = options.cwd;
@@ -96,43 +89,85 @@ env::EnvironmentFlags environment_flags(const ExplainOptions& options) {
   if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
   flags.assume_system_dlls = options.assume_system_dlls;
   flags.maps = options.maps;
-  return flags;
+  spec.snapshot = options.env_file;
+  spec.setenv = options.setenv;
+  return spec;
 }
 
-// A bare program name (python) is looked for as a shell would: as given, then with .exe, in the current
-// folder and on PATH; not found there, the message says where it looked. Anything else is taken as it is.
-Result<std::string> find_program(const env::Environment& environment, const std::string& program,
-                                 env::FileSystem& files) {
-  if (resolve::has_path(program)) return program;
-  const std::string lower = ascii_lower(program);
-  const bool has_exe = lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".exe") == 0;
-  const std::string exe = has_exe ? program : program + ".exe";
-  std::vector<env::FolderRef> folders{environment.cwd};
-  for (const env::PathEntry& entry : environment.path) folders.push_back(entry.folder);
-  std::string looked_in;
-  constexpr std::size_t kFoldersNamed = 8;
-  for (std::size_t i = 0; i < folders.size(); ++i) {
-    const env::FolderRef& folder = folders[i];
-    if (i < kFoldersNamed) looked_in += (i == 0 ? "" : ", ") + folder.windows.value_or(folder.host);
-    if (i == kFoldersNamed) looked_in += fmt::format(" and {} more", folders.size() - kFoldersNamed);
-    if (!folder.exists) continue;
-    for (const std::string& name : {program, exe}) {
-      if (auto found = files.find_file(folder.host, name)) return *found;
+// What the command line asks of the simulation; the checks that need no machine are made here.
+Result<session::ExplainRequest> explain_request(const ExplainOptions& options) {
+  session::ExplainRequest request;
+  request.program = options.host.empty() ? options.program : options.host;
+  // With --import the program is the Python interpreter the imports run in.
+  request.program_is_host = !options.host.empty() || !options.imports.empty();
+  if (request.program.empty())
+    return Error{
+        "name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X); dlldoctor --help lists every "
+        "command and flag"};
+#ifndef _WIN32
+  // Without a drive to map it onto, C:\Python312\python.exe is only a strange file name on this machine.
+  if (options.sysroot.empty() && options.env_file.empty() && env::is_windows_absolute(request.program))
+    return Error{request.program +
+                 " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), or "
+                 "give the file's path on this machine"};
+#endif
+  if (!options.site_packages.empty() && options.imports.empty())
+    return Error{"--site-packages needs --import: it says where the imported packages are"};
+  if (!options.loads.empty() && !request.program_is_host)
+    return Error{"--load needs --host: the program that calls LoadLibrary"};
+  if (options.loads.empty() && options.imports.empty() && !options.host.empty())
+    return Error{"--host needs at least one --load"};
+  for (std::size_t i = 0; i < options.loads.size(); ++i) {
+    session::LoadRequest load{options.loads[i], {}};
+    for (std::size_t f = 0; f < options.load_flags.size(); ++f) {
+      if (options.flags_owner[f] == i) load.flags.push_back(options.load_flags[f]);
     }
+    request.loads.push_back(std::move(load));
   }
-  return Error{fmt::format(
-      "{}: no {} in the current folder or on the PATH given (looked in {}): name the interpreter by its path "
-      "(dlldoctor /mnt/c/Python312/python.exe --import ..., with --sysroot for a mounted Windows drive), or give "
-      "the PATH it is on with --path",
-      program, exe, looked_in)};
+  request.set_default_dirs = options.set_default_dirs;
+  request.add_dll_dirs = options.add_dll_dirs;
+  request.set_dll_dir = options.set_dll_dir;
+  request.preload = options.preload;
+  request.imports = options.imports;
+  request.site_packages = options.site_packages;
+  request.profile = options.profile;
+  request.policy =
+      options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
+  request.look_in = options.look_in;
+  return request;
+}
+
+// `dlldoctor probe`: the real loader runs what the simulation predicted, and says what it did.
+session::Probe probe_of(const ExplainOptions& options) {
+  return [options](const graph::ClosureRequest& request, const graph::Closure& closure) -> Result<ProbeResult> {
+    const bool dll = !closure.modules.empty() && closure.modules.front().resolution.image &&
+                     closure.modules.front().resolution.image->is_dll;
+    ProbeProcess process;
+    process.timeout_ms = options.probe_timeout * 1000;
+    for (const std::string& entry : options.path) process.path = process.path ? *process.path + ";" + entry : entry;
+    if (!options.cwd.empty()) process.cwd = options.cwd;
+    auto probe = !request.program_is_host
+                     ? (dll ? probe_dll(request.program, process) : probe_program(request.program, process))
+                     : probe_host(request.program, host_calls(request), process);
+    if (!probe) return probe;
+    print_message("probe: " + std::to_string(probe->modules.size()) + " modules loaded, " +
+                  (probe->timed_out ? "still running after the time allowed (ended)"
+                                    : "exit code " + std::to_string(probe->exit_code.value_or(0))));
+    if (request.program_is_host && probe->loads.empty())
+      print_message("probe: the host did not reach its entry point, so no --load call was made");
+    for (std::size_t i = 0; i < probe->loads.size() && i < closure.loads.size(); ++i) {
+      const ProbeCallResult& call = probe->loads[i];
+      print_message("probe: " + closure.loads[i].request + " " +
+                    (call.error ? "failed with error " + std::to_string(call.error) : "returned " + call.module));
+    }
+    return probe;
+  };
 }
 
 int run_explain(const ExplainOptions& options) {
   if (!options.host.empty() && !options.program.empty())
     return fail("give a program (dlldoctor APP.exe) or a host (--host APP.exe --load X), not both: with --host, " +
                 options.program + " would be ignored");
-  auto rule_data = rules::load_rules_for(options.argv0, options.rules);
-  if (!rule_data) return fail(rule_data.error().message);
   if (!options.scan.empty()) {
     ScanCommand command;
     command.roots = options.scan;
@@ -140,12 +175,12 @@ int run_explain(const ExplainOptions& options) {
     command.format = options.format;
     command.output = options.output;
     command.no_color = options.no_color;
-    command.environment = environment_flags(options);
-    command.environment_given = !options.path.empty() || !options.sysroot.empty() || !options.cwd.empty();
-    return run_scan(command, *rule_data);
+    command.machine = machine_spec(options);
+    command.machine.environment = !options.path.empty() || !options.sysroot.empty() || !options.cwd.empty()
+                                      ? session::EnvironmentChoice::Flags
+                                      : session::EnvironmentChoice::None;
+    return run_scan(command);
   }
-  const env::EnvironmentFlags flags = environment_flags(options);
-  env::HostFileSystem files;
 #ifndef _WIN32
   if (options.probe) {
     return fail(
@@ -158,183 +193,36 @@ int run_explain(const ExplainOptions& options) {
     return fail(
         "probe runs on this machine (with --path and --cwd if given): --sysroot, --env, --known-dlls and "
         "--safe-dll-search-mode describe another one");
-  auto environment = choose_environment(flags, options.env_file, files);
-  if (!environment) return fail(environment.error().message);
+  auto request = explain_request(options);
+  if (!request) return fail(request.error().message);
+  if (options.probe) request->probe = probe_of(options);
+  auto machine = session::open_machine(machine_spec(options));
+  if (!machine) return fail(machine.error().message);
+  auto run = session::explain(*machine, *request);
+  if (!run) return fail(run.error().message);
+  for (const auto& problem : run->diagnosis.rules.problems) print_message("internal: " + problem);
 
-  for (const std::string& assignment : options.setenv) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos || equals == 0) return fail("--setenv " + assignment + ": write NAME=VALUE");
-    environment->variables[ascii_lower(assignment.substr(0, equals))] = {assignment.substr(equals + 1), "--setenv"};
+  // Neither output may take the place of a file the run read (the program, a rules file, the snapshot), nor
+  // of the other output.
+  std::vector<FileRead> read;
+  for (const graph::Module& module : run->closure().modules) {
+    if (module.resolution.path && !module.resolution.assumed)
+      read.push_back({*module.resolution.path, module.is_root ? "the program" : "a module of this process"});
   }
-
-  graph::ClosureRequest request;
-  request.program = options.host.empty() ? options.program : options.host;
-  // With --import the program is the Python interpreter the imports run in.
-  request.program_is_host = !options.host.empty() || !options.imports.empty();
-  if (request.program.empty())
-    return fail(
-        "name a program (dlldoctor APP.exe) or a host (--host APP.exe --load X); dlldoctor --help lists every "
-        "command and flag");
-#ifndef _WIN32
-  // Without a drive to map it onto, C:\Python312\python.exe is only a strange file name on this machine.
-  if (!flags.sysroot && options.env_file.empty() && env::is_windows_absolute(request.program))
-    return fail(request.program +
-                " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), or "
-                "give the file's path on this machine");
-#endif
-  if (!options.site_packages.empty() && options.imports.empty())
-    return fail("--site-packages needs --import: it says where the imported packages are");
-  if (!options.loads.empty() && !request.program_is_host)
-    return fail("--load needs --host: the program that calls LoadLibrary");
-  if (options.loads.empty() && options.imports.empty() && !options.host.empty())
-    return fail("--host needs at least one --load");
-  std::optional<recipes::Expansion> expansion;
-  std::vector<std::string> site_packages;
-  if (!options.imports.empty()) {
-    auto interpreter = find_program(*environment, request.program, files);
-    if (!interpreter) return fail(interpreter.error().message);
-    request.program = std::move(interpreter).value();
-    auto python = env::find_python_environment(*environment, files, request.program, options.site_packages);
-    if (!python) return fail(python.error().message);
-    // A venv's launcher starts the base interpreter, the process that loads the DLLs.
-    request.program = python->interpreter;
-    site_packages = python->site_packages;
-    auto expanded = recipes::expand_python(*rule_data, *python, options.imports, *environment, files, request);
-    if (!expanded) return fail(expanded.error().message);
-    expansion = std::move(expanded).value();
-    // A packaged app's DLL search leaves PATH out; a process dlldoctor.exe starts is not packaged, so its
-    // loader would search PATH and answer another question than the prediction's.
-    if (options.probe && !request.settings.inherited_path_searched)
-      return fail("probe cannot replay these imports: " + request.program +
-                  " is a Microsoft Store Python, whose DLL search leaves PATH out only inside its packaged app, and a "
-                  "process started by probe is not packaged (run dlldoctor without probe for the prediction)");
-  }
-  const rules::LoadProfile* profile = nullptr;
-  if (!options.profile.empty()) {
-    profile = rule_data->profile(options.profile);
-    if (!profile) {
-      std::string known;
-      for (const rules::LoadProfile& p : rule_data->profiles) known += (known.empty() ? "" : ", ") + p.id;
-      return fail(fmt::format("--profile {}: no such profile (profiles: {}; add one with --rules DIR)", options.profile,
-                              known.empty() ? "none" : known));
-    }
-    if (options.loads.empty()) return fail("--profile gives the flags of --load calls: add --host and --load");
-  }
-  request.preload = options.preload;
-  for (std::size_t i = 0; i < options.loads.size(); ++i) {
-    graph::LoadCall call;
-    call.name = options.loads[i];
-    bool has_flags = false;
-    for (std::size_t f = 0; f < options.load_flags.size(); ++f) {
-      if (options.flags_owner[f] != i) continue;
-      auto parsed = resolve::parse_load_flags(options.load_flags[f]);
-      if (!parsed) return fail(parsed.error().message);
-      call.flags |= *parsed;
-      has_flags = true;
-    }
-    // A profile stands for the calls such a process makes (DOMAIN.md §2).
-    if (!has_flags && profile) {
-      call.flags = resolve::has_path(call.name) ? profile->flags_with_path.value_or(profile->flags) : profile->flags;
-    }
-    if (profile) call.says = profile->says;
-    request.loads.push_back(call);
-  }
-  if (!options.set_default_dirs.empty()) {
-    auto parsed = resolve::parse_load_flags(options.set_default_dirs);
-    if (!parsed) return fail(parsed.error().message);
-    request.settings.default_dirs = *parsed;
-  }
-  for (const auto& dir : options.add_dll_dirs) {
-    env::FolderRef folder = env::resolve_folder(*environment, dir, files);
-    if (!folder.exists)
-      environment->notes.push_back("--add-dll-dir " + dir + " does not exist (AddDllDirectory would fail)");
-    request.settings.user_dirs.push_back(std::move(folder));
-  }
-  if (!options.set_dll_dir.empty())
-    request.settings.dll_directory = env::resolve_folder(*environment, options.set_dll_dir, files);
-
-  pipeline::DiagnoseOptions diagnose_options;
-  diagnose_options.policy =
-      options.wrong_machine == "skip" ? resolve::WrongMachinePolicy::Skip : resolve::WrongMachinePolicy::Fail;
-  for (const auto& dir : options.look_in) {
-    const env::FolderRef folder = env::resolve_folder(*environment, dir, files);
-    // A folder that is not there would be searched for nothing, and the user would read "no copy found".
-    if (!folder.exists) return fail("--look-in " + dir + ": no such folder");
-    diagnose_options.look_in.push_back(folder.host);
-  }
-  pe::ImageCache images;
-  if (expansion) {
-    diagnose_options.site_packages = site_packages;
-    for (const recipes::ExpandedRecipe& recipe : expansion->recipes) {
-      auto version = recipe.values.find("version");
-      diagnose_options.frameworks.push_back({recipe.id,
-                                             version == recipe.values.end() ? std::string() : version->second,
-                                             recipe.first_load, recipe.loads});
-    }
-  }
-  auto diagnosis = pipeline::diagnose(request, *environment, *rule_data, diagnose_options, files, images);
-  if (!diagnosis) return fail(diagnosis.error().message);
-  // The plan is made before a probe adds its findings: those say where the prediction is wrong, which no
-  // change to the machine mends.
-  std::optional<plan::Plan> fix_plan;
-  const bool something_to_mend =
-      !diagnosis->closure.outcome.ok ||
-      std::any_of(diagnosis->rules.findings.begin(), diagnosis->rules.findings.end(),
-                  [](const rules::Finding& f) { return f.severity != rules::Severity::Info; });
-  if (something_to_mend)
-    fix_plan = plan::make_plan({request, *environment, *rule_data, diagnose_options, files, images}, *diagnosis);
-  const graph::Closure* closure = &diagnosis->closure;
-  rules::RuleOutput& rule_output = diagnosis->rules;
-  if (options.probe) {
-    const bool dll = !closure->modules.empty() && closure->modules.front().resolution.image &&
-                     closure->modules.front().resolution.image->is_dll;
-    ProbeProcess process;
-    process.timeout_ms = options.probe_timeout * 1000;
-    for (const std::string& entry : options.path) process.path = process.path ? *process.path + ";" + entry : entry;
-    if (!options.cwd.empty()) process.cwd = options.cwd;
-    auto run_probe = [&]() -> Result<ProbeResult> {
-      if (!request.program_is_host)
-        return dll ? probe_dll(request.program, process) : probe_program(request.program, process);
-      return probe_host(request.program, host_calls(request), process);
-    };
-    auto probe = run_probe();
-    if (!probe) return fail(probe.error().message);
-    rules::compare_with_probe(*probe, *closure, *rule_data, rule_output);
-    print_message("probe: " + std::to_string(probe->modules.size()) + " modules loaded, " +
-                  (probe->timed_out ? "still running after the time allowed (ended)"
-                                    : "exit code " + std::to_string(probe->exit_code.value_or(0))));
-    if (request.program_is_host && probe->loads.empty())
-      print_message("probe: the host did not reach its entry point, so no --load call was made");
-    for (std::size_t i = 0; i < probe->loads.size() && i < closure->loads.size(); ++i) {
-      const ProbeCallResult& call = probe->loads[i];
-      print_message("probe: " + closure->loads[i].request + " " +
-                    (call.error ? "failed with error " + std::to_string(call.error) : "returned " + call.module));
-    }
-  }
-  for (const auto& problem : rule_output.problems) print_message("internal: " + problem);
-
-  report::ReportInput input;
-  input.tool_version = kVersion;
-  input.request = &request;
-  input.profile = options.profile;
-  input.expansion = expansion ? &*expansion : nullptr;
-  input.policy = diagnose_options.policy;
-  input.environment = &*environment;
-  input.search_order = diagnosis->search_order;
-  input.closure = closure;
-  input.findings = &rule_output.findings;
-  input.rules = &*rule_data;
-  input.plan = fix_plan ? &*fix_plan : nullptr;
-  input.outcome_error = rule_output.outcome_error;
-  input.outcome_says = rule_output.outcome_says;
-
-  input.generated_at = utc_now();
-  const report::ClosureView view(input);
+  for (FileRead& file : machine->files_read()) read.push_back(std::move(file));
+  if (refuse_writing_over("-o", options.output, read) != kExitOk ||
+      refuse_writing_over("--fix-script", options.fix_script, read) != kExitOk)
+    return kExitFailure;
+  if (!options.fix_script.empty() && !options.output.empty() && options.output != "-" &&
+      same_file(options.output, options.fix_script))
+    return fail("-o and --fix-script name the same file (" + options.output +
+                "): one would replace the other; name two files (nothing was written)");
+  const report::ClosureView view(*run, {kVersion, utc_now()});
   if (!options.fix_script.empty()) {
-    if (!fix_plan) {
+    if (!run->plan) {
       print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
     } else {
-      auto script = plan::fix_script(*fix_plan, {kVersion, closure->outcome.request, view.verdict()});
+      auto script = plan::fix_script(*run->plan, {kVersion, run->closure().outcome.request, view.verdict()});
       if (!script) return fail(script.error().message);
       if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
     }
@@ -342,7 +230,7 @@ int run_explain(const ExplainOptions& options) {
   if (write_report(report::closure_writers(), options.format, view, options.output,
                    {use_color(options.no_color, options.output)}, "the report") != kExitOk)
     return kExitFailure;
-  return report::exit_status(input) == 0 ? kExitOk : kExitFindings;
+  return run->exit_status() == 0 ? kExitOk : kExitFindings;
 }
 
 // The flags of the simulation, shared by the main command and `dlldoctor probe` (which checks the very

@@ -32,6 +32,9 @@ int run_inspect(const InspectOptions& options) {
     }
     return image;
   };
+  std::vector<FileRead> read;
+  for (const std::string& file : options.files) read.push_back({file, "a file to inspect"});
+  if (refuse_writing_over("-o", options.output, read) != kExitOk) return kExitFailure;
   // Written file by file as each is read, so memory does not grow with the number of files.
   if (write_report(report::image_writers(), options.format, files, options.output, {}, "inspect") != kExitOk)
     return kExitFailure;

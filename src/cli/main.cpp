@@ -54,8 +54,8 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   char** argv = args.data();
   const CommandLine line(args, bind_all);
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};
-  // Listed for --help; run() answers it before parsing (src/cli/version.cpp).
-  app.add_flag("--version", "the version, the commit, the rules read and the API set table (with --format json)");
+  const CLI::Option* version =
+      app.add_flag("--version", "the version, the commit, the rules read and the API set table (with --format json)");
   app.require_subcommand(0, 1);
   const std::string argv0 = argc > 0 ? argv[0] : "dlldoctor";
   Runner inspect = setup_inspect(app, line.names_command("inspect"));
@@ -86,11 +86,12 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (!bind_all && dynamic_cast<const CLI::CallForVersion*>(&e) == nullptr) return std::nullopt;
-    // Wrapping every description took 0.1 to 0.2 ms of every run (--version: 1.4 ms); only help shows them.
+    // Wrapping every description costs every run time (docs/PERFORMANCE.md); only help shows them.
     if (dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr) fit_help_to_80_columns(app);
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitFailure;
   }
+  if (version->count() > 0) return print_version(app, argv0);
   if (app.got_subcommand("inspect")) return inspect();
   if (app.got_subcommand("snapshot")) return snapshot();
   if (app.got_subcommand("recipes")) return recipes();
@@ -105,7 +106,6 @@ int run(int argc, char** argv) {
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
   // The child process of `dlldoctor probe DLL` (src/cli/probe_windows.cpp): load the DLL, report the error.
   if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
-  if (asks_for_version(arguments)) return print_version(arguments);
   // `dlldoctor help [COMMAND]` is --help, as in git and cargo (a program named help is help.exe).
   if (arguments.size() >= 2 && arguments[1] == "help") {
     arguments.erase(arguments.begin() + 1);

@@ -11,39 +11,55 @@
 
 namespace dlldoctor::cli {
 
-OutputSink::~OutputSink() {
-  if (file_) std::fclose(file_);
+bool OutputSink::open() {
+  if (file_ || error_) return file_.has_value();
+  auto opened = OutputFile::open(path_);
+  if (opened) {
+    file_.emplace(std::move(opened).value());
+  } else {
+    error_ = opened.error().message;
+  }
+  return file_.has_value();
 }
 
 void OutputSink::put(std::string_view text) {
   if (failed_) return;
-  std::string filtered;
-  if (filter_) {
-    filtered = report::safe_for_terminal(text);
-    text = filtered;
-  }
-  if (path_.empty() || path_ == "-") {
+  if (to_stdout()) {
     failed_ = std::fwrite(text.data(), 1, text.size(), stdout) != text.size();
     return;
   }
-  if (!file_) file_ = open_output_file(path_);
-  failed_ = !file_ || std::fwrite(text.data(), 1, text.size(), file_) != text.size();
+  failed_ = !open() || !file_->write(text);
 }
 
 int OutputSink::finish() {
-  if (path_.empty() || path_ == "-") {
+  if (to_stdout()) {
     // A report on a closed pipe or a full disk is not a report.
     if (std::fflush(stdout) != 0) failed_ = true;
-  } else {
-    if (!file_ && !failed_) file_ = open_output_file(path_);  // an empty report still replaces the file
-    if (!file_ || std::fclose(file_) != 0) failed_ = true;
-    file_ = nullptr;
+    if (failed_) print_message("cannot write the report to stdout");
+    return failed_ ? kExitFailure : kExitOk;
   }
-  if (failed_) {
-    print_message("cannot write " + (path_.empty() || path_ == "-" ? std::string("the report to stdout") : path_));
-    return kExitFailure;
+  // An empty report still replaces the file.
+  if (!failed_ && open()) {
+    if (std::optional<Error> error = file_->commit()) error_ = error->message;
+  } else if (!error_) {
+    error_ = "cannot write " + path_;
   }
-  return kExitOk;
+  if (!error_) return kExitOk;
+  print_message(*error_);
+  return kExitFailure;
+}
+
+int refuse_writing_over(const std::string& flag, const std::string& output, const std::vector<FileRead>& read) {
+  std::vector<std::string> paths;
+  paths.reserve(read.size());
+  for (const FileRead& file : read) paths.push_back(file.path);
+  const std::optional<std::size_t> found = output_overwrites(output, paths);
+  if (!found) return kExitOk;
+  const FileRead& file = read[*found];
+  print_message(flag + " " + output + " is " + file.what +
+                (file.path != output ? " (" + file.path + ")" : std::string()) +
+                ", which this run reads: writing there would replace it; name another file (nothing was written)");
+  return kExitFailure;
 }
 
 bool use_color(bool no_color_flag, const std::string& output_file) {

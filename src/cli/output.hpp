@@ -1,49 +1,66 @@
 #pragma once
 // Where a command's report goes: stdout, or the file named by -o. Errors always go to stderr.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/core/output_file.hpp"
 #include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/report/writers.hpp"
 
 namespace dlldoctor::cli {
 
-// "dlldoctor: MESSAGE" on stderr, made safe for a terminal: messages quote paths and names from files.
+// "dlldoctor: MESSAGE" on stderr, each line of it so prefixed, made safe for a terminal: messages quote paths
+// and names from files.
 inline void print_message(const std::string& message) {
-  const std::string line = "dlldoctor: " + report::safe_for_terminal(message) + "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::string lines;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = message.find('\n', start);
+    lines += "dlldoctor: " + report::safe_for_terminal(message.substr(start, end - start)) + "\n";
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  std::fwrite(lines.data(), 1, lines.size(), stderr);
 }
 
 // Where a report goes, piece by piece as its writer hands it over: stdout, or the file -o names
-// ("" or "-" = stdout), each piece made safe for a terminal first (names in it come from the files
-// inspected) unless the writer's text already is (`filter` false). The file is opened at the first piece.
+// ("" or "-" = stdout). The writers made the pieces safe (report::TextOut, JsonStream). A file is written
+// whole or not at all (OutputFile): opened at the first piece, put in place by finish().
 class OutputSink : public report::Sink {
  public:
-  explicit OutputSink(std::string path, bool filter = true) : path_(std::move(path)), filter_(filter) {}
+  explicit OutputSink(std::string path) : path_(std::move(path)) {}
   OutputSink(const OutputSink&) = delete;
   OutputSink& operator=(const OutputSink&) = delete;
-  ~OutputSink() override;
   void put(std::string_view text) override;
-  // Closes the file: kExitOk, or kExitFailure (with a message) if the report could not be written.
+  // Puts the file in place: kExitOk, or kExitFailure (with a message) if the report could not be written.
   int finish();
 
  private:
+  bool to_stdout() const { return path_.empty() || path_ == "-"; }
+  bool open();
+
   std::string path_;
-  bool filter_;
-  std::FILE* file_ = nullptr;
+  std::optional<OutputFile> file_;
+  std::optional<std::string> error_;
   bool failed_ = false;
 };
 
-// Writes a whole report to `path` as OutputSink does.
+// Writes a whole text that no report writer made (--version, a snapshot, the fix script) to `path` as
+// OutputSink does, made safe for a terminal first: the rules folder or a path in it may hold any bytes.
 inline int write_output(const std::string& contents, const std::string& path) {
   OutputSink out(path);
-  out.put(contents);
+  out.put(report::safe_for_terminal(contents));
   return out.finish();
 }
+
+// kExitFailure, with a message, when the file `output` that `flag` names (-o, --fix-script) is one the run
+// read: the report would take the program's place. kExitOk otherwise, and for stdout.
+int refuse_writing_over(const std::string& flag, const std::string& output, const std::vector<FileRead>& read);
 
 // Whether `writers` has the --format `format`; if not, says so, with the formats it has.
 template <typename View>
@@ -62,7 +79,7 @@ int write_report(const report::Writers<View>& writers, const std::string& format
                  const std::string& path, const report::WriteStyle& style, const std::string& what) {
   if (!has_writer(writers, format, what)) return kExitFailure;
   const report::Writer<View>* writer = report::find_writer(writers, format);
-  OutputSink out(path, !writer->escapes_controls);
+  OutputSink out(path);
   writer->write(out, view, style);
   return out.finish();
 }

@@ -24,6 +24,9 @@ int run_recipes(const RecipesOptions& options) {
     print_message(rule_data.error().message);
     return kExitFailure;
   }
+  std::vector<FileRead> read;
+  for (const std::string& file : rules::rule_files_read(*rule_data)) read.push_back({file, "a rules file"});
+  if (refuse_writing_over("-o", options.output, read) != kExitOk) return kExitFailure;
   return write_report(report::recipes_writers(), options.format, *rule_data, options.output, {}, "the recipes");
 }
 

@@ -2,8 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
 
@@ -13,11 +12,10 @@ struct ScanCommand {
   std::string format = "text";
   std::string output;
   bool no_color = false;
-  bool environment_given = false;  // env flags were given: say which copy would load
-  env::EnvironmentFlags environment;
+  session::MachineSpec machine;  // with an environment when env flags were given: say which copy would load
 };
 
 // Run from the main command's runner, which owns the shared flags (environment, format, -o, rules).
-int run_scan(const ScanCommand& command, const rules::RuleData& rules);
+int run_scan(const ScanCommand& command);
 
 }  // namespace dlldoctor::cli

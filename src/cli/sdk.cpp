@@ -1,5 +1,7 @@
 // `dlldoctor sdk DIR` (also `dlldoctor --sdk DIR`): is this unpacked cuDNN usable to build a program, and
 // with which settings (seed 5.3).
+#include "dlldoctor/session/sdk.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -8,10 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/report/sdk_report.hpp"
-#include "dlldoctor/rules/sdk_check.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -33,41 +32,25 @@ std::uint16_t arch_machine(const std::string& arch) {
 }
 
 int run_sdk(const SdkOptions& options) {
-  rules::SdkCheckOptions check;
-  check.target_machine = arch_machine(options.arch);
-  auto rule_data = rules::load_rules_for(options.argv0, {});
-  if (!rule_data) {
-    print_message(rule_data.error().message);
+  session::MachineSpec spec;
+  spec.argv0 = options.argv0;
+  // A mounted drive or a copied folder: the root may be its Windows path, and the settings use Windows paths.
+  spec.environment = !options.sysroot.empty() || !options.maps.empty() ? session::EnvironmentChoice::Flags
+                                                                       : session::EnvironmentChoice::None;
+  if (!options.sysroot.empty()) spec.flags.sysroot = options.sysroot;
+  spec.flags.maps = options.maps;
+  auto machine = session::open_machine(spec);
+  if (!machine) {
+    print_message(machine.error().message);
     return kExitFailure;
   }
-  env::HostFileSystem files;
-  std::string root = options.root;
-  std::optional<env::Environment> environment;
-  if (!options.sysroot.empty() || !options.maps.empty()) {
-    env::EnvironmentFlags flags;
-    if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
-    flags.maps = options.maps;
-    auto built = env::environment_from_flags(flags, files);
-    if (!built) {
-      print_message(built.error().message);
-      return kExitFailure;
-    }
-    environment = std::move(built).value();
-    const env::FolderRef folder = env::resolve_folder(*environment, options.root, files);
-    if (folder.host.empty() || !folder.exists) {
-      print_message(folder.host.empty() ? options.root + ": not under --sysroot or a --map folder"
-                                        : options.root + ": no such folder (" + folder.host + ")");
-      return kExitFailure;
-    }
-    root = folder.host;
-    check.windows_path = [&environment](const std::string& path) { return env::windows_path_of(*environment, path); };
-  }
-  auto report = rules::check_cudnn_sdk(root, files, *rule_data, check);
+  auto report = session::check_sdk(*machine, {options.root, arch_machine(options.arch)});
   if (!report) {
     print_message(report.error().message);
     return kExitFailure;
   }
   for (const auto& problem : report->problems) print_message("internal: " + problem);
+  if (refuse_writing_over("-o", options.output, machine->files_read()) != kExitOk) return kExitFailure;
   if (write_report(report::sdk_writers(), options.format, *report, options.output, {}, "sdk") != kExitOk)
     return kExitFailure;
   return report->has_errors() ? kExitFindings : kExitOk;

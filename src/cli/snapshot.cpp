@@ -1,5 +1,4 @@
 // `dlldoctor snapshot -o env.json`: the environment as JSON, to replay elsewhere with `--env env.json`.
-// Also where every command picks its environment: a snapshot, the live Windows one, or the flags.
 #include "dlldoctor/env/snapshot.hpp"
 
 #include <memory>
@@ -10,34 +9,9 @@
 #include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
-
-Result<env::Environment> choose_environment(const env::EnvironmentFlags& flags, const std::string& snapshot_file,
-                                            env::FileSystem& files) {
-  if (!snapshot_file.empty()) {
-    std::optional<std::string> text = read_whole_file(snapshot_file);
-    if (!text) return Error{"--env " + snapshot_file + ": cannot read"};
-    auto environment = env::environment_from_snapshot(*text, flags, files);
-    if (!environment) return Error{"--env " + snapshot_file + ": " + environment.error().message};
-    return environment;
-  }
-#ifdef _WIN32
-  // On Windows the machine itself is the default; --sysroot or --path describe another one.
-  if (!flags.sysroot && flags.path.empty()) {
-    auto environment = env::live_environment(files);
-    if (!environment) return environment;
-    if (flags.cwd) environment->cwd = env::resolve_folder(*environment, *flags.cwd, files);
-    if (flags.safe_dll_search_mode) environment->safe_dll_search_mode = *flags.safe_dll_search_mode;
-    if (flags.known_dlls) {
-      environment->known_dlls = env::known_dlls_from(*flags.known_dlls);
-      environment->known_dlls_source = "--known-dlls";
-    }
-    return environment;
-  }
-#endif
-  return env::environment_from_flags(flags, files);
-}
 
 namespace {
 
@@ -55,7 +29,11 @@ struct SnapshotOptions {
 };
 
 int run_snapshot(const SnapshotOptions& options) {
-  env::EnvironmentFlags flags;
+  session::MachineSpec spec;
+  spec.argv0 = options.argv0;
+  // The variables the shipped recipes read (and those of --rules folders, when given) are kept.
+  spec.rules = options.rules;
+  env::EnvironmentFlags& flags = spec.flags;
   if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
   flags.path = options.path;
   if (!options.cwd.empty()) flags.cwd = options.cwd;
@@ -71,29 +49,24 @@ int run_snapshot(const SnapshotOptions& options) {
     return kExitFailure;
   }
 #endif
-  env::HostFileSystem files;
-  auto environment = choose_environment(flags, "", files);
-  if (!environment) {
-    print_message(environment.error().message);
+  auto machine = session::open_machine(spec);
+  if (!machine) {
+    print_message(machine.error().message);
     return kExitFailure;
   }
+  const env::Environment& environment = machine->environment();
   env::SnapshotInfo info;
   info.tool_version = kVersion;
 #ifdef _WIN32
-  info.os_version = environment->source == "live" ? env::live_os_version() : "Windows (flags)";
+  info.os_version = environment.source == "live" ? env::live_os_version() : "Windows (flags)";
 #else
-  info.os_version = environment->sysroot ? "a mounted Windows (--sysroot)" : "Windows described by flags";
+  info.os_version = environment.sysroot ? "a mounted Windows (--sysroot)" : "Windows described by flags";
 #endif
-  // The variables the shipped recipes read (and those of --rules folders, when given) are kept.
-  auto rule_data = rules::load_rules_for(options.argv0, options.rules);
-  if (!rule_data) {
-    print_message(rule_data.error().message);
-    return kExitFailure;
-  }
-  info.variable_patterns = rules::variables_read(*rule_data);
-  info.system32_dlls = env::list_system_dlls(environment->system32, files);
-  info.syswow64_dlls = env::list_system_dlls(environment->syswow64, files);
-  return write_output(report::json_text(env::snapshot_to_json(*environment, info)), options.output);
+  info.variable_patterns = rules::variables_read(machine->rules());
+  info.system32_dlls = env::list_system_dlls(environment.system32, machine->files());
+  info.syswow64_dlls = env::list_system_dlls(environment.syswow64, machine->files());
+  if (refuse_writing_over("-o", options.output, machine->files_read()) != kExitOk) return kExitFailure;
+  return write_output(report::json_text(env::snapshot_to_json(environment, info)), options.output);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // `dlldoctor --version [--format json] [--rules DIR]`: what this binary is (version, commit), which rules
 // it reads, and which Windows its built-in API set table comes from: the first lines of a bug ticket.
+// Parsed by CLI11 with the rest of the command line (src/cli/main.cpp).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -12,43 +13,23 @@
 
 namespace dlldoctor::cli {
 
-namespace {
-
-// The value of `--name VALUE` or `--name=VALUE` at `i` (moved past VALUE), or nullopt when `i` is not it.
-std::optional<std::string> option_value(const std::vector<std::string>& arguments, std::size_t& i,
-                                        const std::string& name) {
-  const std::string& argument = arguments[i];
-  if (argument.rfind(name + "=", 0) == 0) return argument.substr(name.size() + 1);
-  if (argument != name) return std::nullopt;
-  if (i + 1 >= arguments.size()) return std::string();
-  return arguments[++i];
-}
-
-}  // namespace
-
-bool asks_for_version(const std::vector<std::string>& arguments) {
-  return std::find(arguments.begin() + (arguments.empty() ? 0 : 1), arguments.end(), "--version") != arguments.end();
-}
-
-int print_version(const std::vector<std::string>& arguments) {
-  std::string format = "text";
-  std::vector<std::string> extra;
-  for (std::size_t i = 1; i < arguments.size(); ++i) {
-    if (arguments[i] == "--version") continue;
-    if (auto value = option_value(arguments, i, "--format")) {
-      format = *value;
-    } else if (auto folder = option_value(arguments, i, "--rules")) {
-      extra.push_back(*folder);
-    } else {
-      print_message(fmt::format("--version takes only --format and --rules, not {}", arguments[i]));
-      return kExitFailure;
-    }
-  }
+int print_version(const CLI::App& app, const std::string& argv0) {
+  const int refused = refuse_options_except(app, {"--version", "--format", "--rules"}, "--version",
+                                            "it says what the binary is and which rules it reads (--format, --rules)");
+  if (refused != kExitOk) return refused;
+  // The main command's flags are bound only when given (src/cli/main.cpp): an absent one is nullptr.
+  const auto given = [&app](const char* name) {
+    const CLI::Option* option = app.get_option_no_throw(name);
+    return option != nullptr && option->count() > 0 ? option : nullptr;
+  };
+  const std::string format = given("--format") ? given("--format")->as<std::string>() : "text";
+  const std::vector<std::string> extra =
+      given("--rules") ? given("--rules")->as<std::vector<std::string>>() : std::vector<std::string>();
   if (format != "text" && format != "json") {
     print_message(fmt::format("--version has no --format {} (it writes text, json)", format));
     return kExitFailure;
   }
-  auto rules = rules::load_rules_for(arguments.empty() ? "dlldoctor" : arguments.front(), extra);
+  auto rules = rules::load_rules_for(argv0, extra);
   if (!rules) {
     print_message(rules.error().message);
     return kExitFailure;

@@ -1,5 +1,6 @@
 #include "dlldoctor/env/file_system.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #ifndef _WIN32
@@ -23,7 +24,12 @@ std::string join_path(const std::string& folder, std::string_view name) {
 #endif
 }
 
+void FileSystem::note_read(const std::string& path) {
+  if (std::find(files_read_.begin(), files_read_.end(), path) == files_read_.end()) files_read_.push_back(path);
+}
+
 Result<FileContents> read_contents(FileSystem& files, const std::string& path) {
+  files.note_read(path);
   if (auto bytes = files.memory_bytes(path)) {
     const BoundedReader view(bytes->data(), bytes->size());
     return FileContents{std::move(bytes), view};
@@ -125,6 +131,7 @@ std::vector<std::string> HostFileSystem::folder_names(const std::string& folder)
 std::optional<std::string> HostFileSystem::read_small_file(const std::string& path, std::size_t max_bytes) {
   std::ifstream in = open_input_file(path);
   if (!in) return std::nullopt;
+  note_read(path);
   std::string text(max_bytes, '\0');
   in.read(text.data(), static_cast<std::streamsize>(max_bytes));
   text.resize(static_cast<std::size_t>(in.gcount()));

@@ -6,6 +6,26 @@
 #include "dlldoctor/core/paths.hpp"
 
 namespace dlldoctor::env {
+
+std::string CopySource::text() const {
+  switch (kind) {
+    case Kind::LookIn: return "look-in";
+    case Kind::InstallPlace: return "install place";
+    case Kind::UserPath: return "user PATH (registry)";
+    case Kind::MachinePath: return "machine PATH (registry)";
+    case Kind::DamagedPathEntry: return "the folder a damaged PATH entry meant";
+    case Kind::PipWheel: return "pip wheel";
+    case Kind::NextToMainDll: return "next to the main DLL";
+    case Kind::NextToImporter: return "next to its importer " + module;
+    case Kind::NextToLoaded: return "next to the loaded module " + module;
+    case Kind::BesideImporter: return "beside its importer " + module;
+    case Kind::BesideProgram: return "beside the program";
+    case Kind::SearchPath: return "search path";
+    case Kind::Scan: return "scan";
+  }
+  return "?";
+}
+
 namespace {
 
 // Keeps a recursive --look-in from running away on a whole drive or a loop of links.
@@ -13,7 +33,7 @@ constexpr int kMaxLookInDepth = 8;
 constexpr std::size_t kMaxLookInFolders = 20000;
 
 DllCopy describe(const Environment& environment, const std::string& folder, const std::string& name,
-                 const std::string& source, FileSystem& files, pe::ImageCache& images) {
+                 const CopySource& source, FileSystem& files, pe::ImageCache& images) {
   DllCopy copy;
   copy.name = name;
   copy.path = join_path(folder, name);
@@ -30,7 +50,7 @@ DllCopy describe(const Environment& environment, const std::string& folder, cons
 }
 
 void collect(const Environment& environment, const std::string& folder, const std::set<DllName>& wanted,
-             const std::string& source, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
+             const CopySource& source, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
   for (const std::string& name : files.file_names(folder)) {
     if (!wanted.count(DllName::of_file(name))) continue;
     const std::string path = join_path(folder, name);
@@ -43,7 +63,7 @@ void walk(const Environment& environment, const std::string& folder, int depth, 
           const std::set<DllName>& wanted, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
   if (budget == 0) return;
   --budget;
-  collect(environment, folder, wanted, "look-in", files, images, out);
+  collect(environment, folder, wanted, {CopySource::Kind::LookIn, {}}, files, images, out);
   if (depth >= kMaxLookInDepth) return;
   for (const std::string& sub : files.folder_names(folder)) {
     walk(environment, join_path(folder, sub), depth + 1, budget, wanted, files, images, out);
@@ -119,7 +139,7 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
     contents.folder = folder;
     std::set<DllName> names = request.interesting;
     names.insert(request.wanted.begin(), request.wanted.end());
-    collect(environment, folder.host, names, "search path", files, images, contents.dlls);
+    collect(environment, folder.host, names, {CopySource::Kind::SearchPath, {}}, files, images, contents.dlls);
     if (!contents.dlls.empty()) inventory.search_folders.push_back(std::move(contents));
   }
   for (const InventoryRequest::NamedFile& wanted : request.files) {
@@ -141,11 +161,13 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
   for (const std::string& pattern : request.install_places) {
     for (const std::string& folder : expand_pattern(environment, pattern, files)) {
       if (!searched_hosts.count(folder))
-        collect(environment, folder, request.wanted, "install place", files, images, inventory.copies);
+        collect(environment, folder, request.wanted, {CopySource::Kind::InstallPlace, {}}, files, images,
+                inventory.copies);
     }
   }
-  const std::pair<const std::optional<std::string>*, const char*> registry_paths[] = {
-      {&environment.user_path, "user PATH (registry)"}, {&environment.machine_path, "machine PATH (registry)"}};
+  const std::pair<const std::optional<std::string>*, CopySource> registry_paths[] = {
+      {&environment.user_path, CopySource{CopySource::Kind::UserPath, {}}},
+      {&environment.machine_path, CopySource{CopySource::Kind::MachinePath, {}}}};
   for (const auto& [value, source] : registry_paths) {
     if (!*value) continue;
     for (const FolderRef& folder : path_folders(environment, **value, files)) {

@@ -81,7 +81,9 @@ std::vector<SystemDll> list_system_dlls(const FolderRef& folder, FileSystem& fil
     SystemDll dll;
     dll.name = lower;
     // Only the version resource; a file that is not a PE is still listed (the loader would find it).
-    auto image = pe::read_image_file(join_path(folder.host, name), parts);
+    const std::string path = join_path(folder.host, name);
+    files.note_read(path);
+    auto image = pe::read_image_file(path, parts);
     if (image) dll.file_version = image->file_version;
     dlls.push_back(std::move(dll));
   }

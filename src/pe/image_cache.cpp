@@ -33,4 +33,11 @@ void ImageCache::put(const std::string& key, Image image) {
   images_[key] = {ReadParts{true, true, true, true}, std::make_shared<const Result<Image>>(std::move(image))};
 }
 
+std::vector<std::string> ImageCache::paths() const {
+  std::vector<std::string> out;
+  out.reserve(images_.size());
+  for (const auto& [path, entry] : images_) out.push_back(path);
+  return out;
+}
+
 }  // namespace dlldoctor::pe

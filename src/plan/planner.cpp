@@ -81,11 +81,11 @@ class Search {
         const std::string key = key_of(change);
         auto same = std::find_if(out.begin(), out.end(), [&](const Step& s) { return key_of(s.change) == key; });
         if (same != out.end()) {
-          same->mends.push_back(finding_label(finding));
+          same->mends.push_back(finding.key());
           continue;
         }
         if (!taken.insert(key).second) continue;
-        out.push_back({change, std::move(host).value(), {finding_label(finding)}, {}});
+        out.push_back({change, std::move(host).value(), {finding.key()}, {}});
       }
     }
     return out;
@@ -101,16 +101,12 @@ class Search {
 
 }  // namespace
 
-std::string finding_label(const rules::Finding& finding) {
-  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
-}
-
 std::vector<std::size_t> steps_mending(const Plan& plan, const rules::Finding& finding) {
-  const std::string label = finding_label(finding);
+  const rules::FindingKey key = finding.key();
   std::vector<std::size_t> steps;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& mends = plan.steps[i].mends;
-    if (std::find(mends.begin(), mends.end(), label) != mends.end()) steps.push_back(i + 1);
+    if (std::find(mends.begin(), mends.end(), key) != mends.end()) steps.push_back(i + 1);
   }
   return steps;
 }
@@ -186,9 +182,9 @@ Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
       auto same = std::find_if(plan.by_hand.begin(), plan.by_hand.end(),
                                [&](const Step& s) { return key_of(s.change) == key_of(change); });
       if (same != plan.by_hand.end()) {
-        same->mends.push_back(finding_label(finding));
+        same->mends.push_back(finding.key());
       } else {
-        plan.by_hand.push_back({change, {}, {finding_label(finding)}, {}});
+        plan.by_hand.push_back({change, {}, {finding.key()}, {}});
       }
     }
   }

@@ -212,7 +212,7 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
       for (const std::string& value : c.values(field)) admin = admin || protected_folder(value);
     }
     out += fmt::format("\n# step {}: {}\n", n, escape_bytes(step_summary(step), Escape::Controls));
-    for (const std::string& mended : step.mends) out += comment("mends " + mended) + "\n";
+    for (const rules::FindingKey& mended : step.mends) out += comment("mends " + rules::finding_label(mended)) + "\n";
     out += fmt::format("if (Step-Allowed {} ${}) {{\n", n, admin ? "true" : "false");
     auto version_of = [&](const std::string& path) {
       auto it = step.versions.find(path);

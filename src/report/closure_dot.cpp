@@ -46,36 +46,34 @@ void write_closure_dot(Sink& sink, const ClosureView& view, const WriteStyle&) {
   const char* verdict_color = view.tone() == Tone::Fails || view.tone() == Tone::Broken ? "#b71c1c"
                               : view.tone() == Tone::Warnings                           ? "#e65100"
                                                                                         : "#1b5e20";
-  std::string out;
-  auto it = std::back_inserter(out);
-  fmt::format_to(it, "// dlldoctor {}: dot -Tsvg this.dot -o this.svg\ndigraph dlldoctor {{\n",
-                 view.shown().tool_version);
+  TextOut out(sink);
+  out.line(fmt::format("// dlldoctor {}: dot -Tsvg this.dot -o this.svg", view.input().tool_version));
+  out.line("digraph dlldoctor {");
   // The verdict names files: wrapped at spaces only, like the text report's.
-  fmt::format_to(it, "  graph [rankdir=LR, labelloc=t, fontname=\"Helvetica\", fontsize=12, fontcolor={}, label={}];\n",
-                 dot_string(verdict_color), label({wrap(view.verdict(), 100, "", view.unbreakable())}));
-  out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
-  out += "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+  out.line(fmt::format("  graph [rankdir=LR, labelloc=t, fontname=\"Helvetica\", fontsize=12, fontcolor={}, label={}];",
+                       dot_string(verdict_color), label({wrap(view.verdict(), 100, "", view.unbreakable())})));
+  out.line("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];");
+  out.line("  edge [fontname=\"Helvetica\", fontsize=9];");
   for (std::size_t i = 0; i < picture.nodes.size(); ++i) {
     const PictureNode& node = picture.nodes[i];
     const NodeLook look = look_of(node);
-    fmt::format_to(it, "  n{} [label={}, fillcolor={}, color={}, fontcolor={}{}{}];\n", i, label(label_lines(node)),
-                   dot_string(look.fill), dot_string(look.border), dot_string(look.text),
-                   look.dashed ? ", style=\"rounded,filled,dashed\"" : "", look.thick ? ", penwidth=2" : "");
+    out.line(fmt::format("  n{} [label={}, fillcolor={}, color={}, fontcolor={}{}{}];", i, label(label_lines(node)),
+                         dot_string(look.fill), dot_string(look.border), dot_string(look.text),
+                         look.dashed ? ", style=\"rounded,filled,dashed\"" : "", look.thick ? ", penwidth=2" : ""));
   }
   for (const PictureEdge& edge : picture.edges) {
     const EdgeLook look = look_of(edge);
-    fmt::format_to(it, "  n{} -> n{} [color={}, style={}{}{}];\n", edge.from, edge.to, dot_string(look.color),
-                   line_style(look.line), look.labelled ? ", label=" + dot_string(edge.label) : std::string(),
-                   // A copy that lost loads nothing.
-                   edge.kind == PictureEdge::Kind::Shadows ? ", arrowhead=none" : "");
+    out.line(fmt::format("  n{} -> n{} [color={}, style={}{}{}];", edge.from, edge.to, dot_string(look.color),
+                         line_style(look.line), look.labelled ? ", label=" + dot_string(edge.label) : std::string(),
+                         // A copy that lost loads nothing.
+                         edge.kind == PictureEdge::Kind::Shadows ? ", arrowhead=none" : ""));
   }
   // A copy that lost stands beside its winner (one rank: above or below it, the graph running left to right).
   for (const PictureEdge& edge : picture.edges) {
     if (edge.kind == PictureEdge::Kind::Shadows)
-      fmt::format_to(it, "  {{ rank=same; n{}; n{}; }}\n", edge.to, edge.from);
+      out.line(fmt::format("  {{ rank=same; n{}; n{}; }}", edge.to, edge.from));
   }
-  out += "}\n";
-  sink.put(out);
+  out.line("}");
 }
 
 }  // namespace dlldoctor::report

@@ -27,11 +27,10 @@ std::string node_span(const PictureNode& node, const std::string& text) {
 
 class HtmlTree {
  public:
-  HtmlTree(std::string& out, const ClosureView& view, const Picture& picture)
-      : out_(out), view_(view), picture_(picture) {}
+  HtmlTree(TextOut& out, const ClosureView& view, const Picture& picture) : out_(out), view_(view), picture_(picture) {}
 
   void write(const TreeNode& node) {
-    const graph::Module& module = view_.shown().closure->modules[node.module];
+    const graph::Module& module = view_.input().closure->modules[node.module];
     const ModuleShown& shown = view_.modules()[node.module];
     // Module nodes come first in a picture, in the closure's order.
     const PictureNode& look = picture_.nodes[node.module];
@@ -50,15 +49,12 @@ class HtmlTree {
                " <span class=\"path\">" + html_text(copy.folder) + "</span> <span class=\"note\">" +
                html_text(copy.note) + "</span>";
     }
-    if (node.children.empty()) {
-      out_ += "<div class=\"leaf\">" + label + "</div>\n";
-      return;
-    }
+    if (node.children.empty()) return out_.line("<div class=\"leaf\">" + label + "</div>");
     // Open where something below fails or an error or warning names a module, so what matters shows
     // first; the rest is a click away.
-    out_ += std::string(fails_below(node) ? "<details open>" : "<details>") + "<summary>" + label + "</summary>\n";
+    out_.line(std::string(fails_below(node) ? "<details open>" : "<details>") + "<summary>" + label + "</summary>");
     for (const TreeNode& child : node.children) write(child);
-    out_ += "</details>\n";
+    out_.line("</details>");
   }
 
  private:
@@ -71,139 +67,163 @@ class HtmlTree {
     return false;
   }
 
-  std::string& out_;
+  TextOut& out_;
   const ClosureView& view_;
   const Picture& picture_;
 };
 
 // What the user sees, each line as it appears (pre: never reflowed, so a search for the pasted text finds it).
-void append_error(std::string& out, const std::optional<rules::LoaderErrorText>& error,
+void append_error(TextOut& out, const std::optional<rules::LoaderErrorText>& error,
                   const std::vector<std::string>& says) {
   if (!error && says.empty()) return;
-  out += "<p class=\"seen\">" + html_text(error_heading(error, !says.empty())) + "</p>\n";
+  out.line("<p class=\"seen\">" + html_text(error_heading(error, !says.empty())) + "</p>");
   if (says.empty()) return;
-  out += "<pre class=\"says\">";
-  for (const std::string& line : says) out += html_text(line) + "\n";
-  out += "</pre>\n";
+  // Each line of what the user sees as it appears: a line of the <pre> block.
+  for (std::size_t i = 0; i < says.size(); ++i) out.line((i == 0 ? "<pre class=\"says\">" : "") + html_text(says[i]));
+  out.line("</pre>");
 }
 
-void append_findings(std::string& out, const ClosureView& view) {
-  const ReportInput& input = view.shown();
-  if (input.findings->empty()) return;
-  out += "<h2>Findings</h2>\n";
+void append_findings(TextOut& out, const ClosureView& view) {
+  const ReportInput& input = view.input();
+  out.line("<h2>Findings</h2>");
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     const rules::Finding& finding = (*input.findings)[i];
     const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
     const std::string_view severity = rules::severity_name(finding.severity);
-    out += fmt::format(
-        "<div class=\"finding\" id=\"finding-{}\">\n<p><span class=\"severity severity-{}\">{}</span> <code>{}</code> "
-        "{}{}</p>\n<p>{}</p>\n",
-        i, severity, severity, html_text(finding.id), html_text(mode ? mode->id + ": " : std::string()),
-        html_text(finding.title), html_text(finding.message));
+    out.line(fmt::format("<div class=\"finding\" id=\"finding-{}\">", i));
+    out.line(fmt::format("<p><span class=\"severity severity-{}\">{}</span> <code>{}</code> {}{}</p>", severity,
+                         severity, html_text(finding.id), html_text(mode ? mode->id + ": " : std::string()),
+                         html_text(finding.title)));
+    out.line("<p>" + html_text(finding.message) + "</p>");
     append_error(out, finding.error, finding.says);
-    if (mode && !mode->explanation.empty()) out += "<p class=\"why\">Why: " + html_text(mode->explanation) + "</p>\n";
-    if (const auto& steps = view.plan_steps()[i]; !steps.empty()) {
-      out += fmt::format("<p>Fix: <a href=\"#plan-step-{}\">{}</a> of the plan above.</p>\n", steps.front(),
-                         plan_steps_text(steps));
-    } else if (const auto same = view.same_fix()[i]) {
-      const rules::Finding& earlier = (*input.findings)[*same];
-      out += fmt::format("<p>Fix: as for <a href=\"#finding-{}\"><code>{}</code></a> above.</p>\n", *same,
-                         html_text(earlier.id));
-    } else if (!finding.fix.empty()) {
-      out += html_fix_list(finding.fix);
+    if (mode && !mode->explanation.empty()) out.line("<p class=\"why\">Why: " + html_text(mode->explanation) + "</p>");
+    const FixShown& fix = view.fixes()[i];
+    switch (fix.kind) {
+      case FixShown::Kind::PlanSteps:
+        out.line(fmt::format("<p>Fix: <a href=\"#plan-step-{}\">{}</a> of the plan above.</p>", fix.steps.front(),
+                             plan_steps_text(fix.steps)));
+        break;
+      case FixShown::Kind::SameAs:
+        out.line(fmt::format("<p>Fix: as for <a href=\"#finding-{}\"><code>{}</code></a> above.</p>", fix.same_as,
+                             html_text((*input.findings)[fix.same_as].id)));
+        break;
+      case FixShown::Kind::Own: html_fix_list(out, finding.fix); break;
+      case FixShown::Kind::None: break;
     }
-    out += "</div>\n";
+    out.line("</div>");
   }
 }
 
-void append_python(std::string& out, const recipes::Expansion& expansion, const env::Environment* environment) {
-  out += "<h2>Python</h2>\n<ul class=\"python\" id=\"python\">\n";
-  const std::vector<PythonLine> lines = python_lines(expansion, environment);
+void append_python(TextOut& out, const ReportInput& input) {
+  out.line("<h2>Python</h2>");
+  out.line("<ul class=\"python\" id=\"python\">");
+  const std::vector<PythonLine> lines = python_lines(*input.expansion, input.environment);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     // The nested lines after a line go in a list of its own.
-    out += "<li>" + html_text(lines[i].text);
     if (i + 1 < lines.size() && lines[i + 1].nested) {
-      out += "\n<ul>\n";
-      while (i + 1 < lines.size() && lines[i + 1].nested) out += "<li>" + html_text(lines[++i].text) + "</li>\n";
-      out += "</ul>\n";
+      out.line("<li>" + html_text(lines[i].text));
+      out.line("<ul>");
+      while (i + 1 < lines.size() && lines[i + 1].nested) out.line("<li>" + html_text(lines[++i].text) + "</li>");
+      out.line("</ul>");
+      out.line("</li>");
+    } else {
+      out.line("<li>" + html_text(lines[i].text) + "</li>");
     }
-    out += "</li>\n";
   }
-  out += "</ul>\n";
+  out.line("</ul>");
 }
 
-void append_stack(std::string& out, const Stack& stack) {
-  if (stack.empty()) return;
-  out +=
-      "<h2>Stack</h2>\n<table id=\"stack\">\n<thead><tr><th>part</th><th>path</th><th>found by</th>"
-      "<th>findings</th></tr></thead>\n<tbody>\n";
+void append_stack(TextOut& out, const Stack& stack) {
+  out.line("<h2>Stack</h2>");
+  out.line("<table id=\"stack\">");
+  out.line("<thead><tr><th>part</th><th>path</th><th>found by</th><th>findings</th></tr></thead>");
+  out.line("<tbody>");
   for (const StackRow& row : stack_rows(stack)) {
     std::string ids;
     for (const std::string& id : row.entry->findings)
       ids += (ids.empty() ? "" : ", ") + ("<code>" + html_text(id) + "</code>");
-    out += fmt::format("<tr><td>{}{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td></tr>\n", html_text(row.part),
-                       row.entry->dlls.size() > 1 ? fmt::format(" ({} DLLs)", row.entry->dlls.size()) : "",
-                       html_text(stack_where(*row.entry)), resolve::step_name(row.entry->found_by), ids);
+    out.line(fmt::format("<tr><td>{}{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td></tr>", html_text(row.part),
+                         row.entry->dlls.size() > 1 ? fmt::format(" ({} DLLs)", row.entry->dlls.size()) : "",
+                         html_text(stack_where(*row.entry)), resolve::step_name(row.entry->found_by), ids));
   }
-  out += "</tbody>\n</table>\n";
+  out.line("</tbody>");
+  out.line("</table>");
   for (const StackFramework& framework : stack.frameworks) {
-    out += "<p>" + html_text(framework_line(framework)) + "</p>\n";
+    out.line("<p>" + html_text(framework_line(framework)) + "</p>");
     for (const std::string& mismatch : framework.mismatches)
-      out += "<p><b>mismatch:</b> " + html_text(mismatch) + "</p>\n";
+      out.line("<p><b>mismatch:</b> " + html_text(mismatch) + "</p>");
   }
 }
 
-void append_modules(std::string& out, const ClosureView& view, const Picture& picture) {
-  const graph::Closure& closure = *view.shown().closure;
-  out +=
-      "<h2>Modules</h2>\n<input class=\"filter\" data-target=\"modules\" type=\"search\" "
-      "placeholder=\"filter: a DLL, a folder, a step, NOT FOUND\">\n<table id=\"modules\">\n<thead><tr><th>DLL</th>"
-      "<th>version</th><th>path</th><th>found by</th><th>load</th></tr></thead>\n<tbody>\n";
+void append_tree(TextOut& out, const ClosureView& view, const Picture& picture) {
+  out.line("<h2>Dependency tree</h2>");
+  out.line("<div class=\"tree\" id=\"tree\">");
+  HtmlTree tree(out, view, picture);
+  for (const TreeNode& top : view.trees()) tree.write(top);
+  out.line("</div>");
+}
+
+void append_modules(TextOut& out, const ClosureView& view, const Picture& picture) {
+  const graph::Closure& closure = *view.input().closure;
+  out.line("<h2>Modules</h2>");
+  out.line(
+      "<input class=\"filter\" data-target=\"modules\" type=\"search\" "
+      "placeholder=\"filter: a DLL, a folder, a step, NOT FOUND\">");
+  out.line("<table id=\"modules\">");
+  out.line("<thead><tr><th>DLL</th><th>version</th><th>path</th><th>found by</th><th>load</th></tr></thead>");
+  out.line("<tbody>");
   for (std::size_t i = 0; i < closure.modules.size(); ++i) {
     const ModuleShown& shown = view.modules()[i];
     const PictureNode& node = picture.nodes[i];
     std::string where = html_text(shown.where);
     if (!node.note.empty())
       where += (where.empty() ? "" : " ") + ("<span class=\"note\">" + html_text(node.note) + "</span>");
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                       node_span(node, closure.modules[i].name), html_text(shown.version.empty() ? "-" : shown.version),
-                       where, shown.found_by ? resolve::step_name(*shown.found_by) : "-", html_text(shown.load));
+    out.line(fmt::format("<tr><td>{}</td><td>{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td></tr>",
+                         node_span(node, closure.modules[i].name),
+                         html_text(shown.version.empty() ? "-" : shown.version), where,
+                         shown.found_by ? resolve::step_name(*shown.found_by) : "-", html_text(shown.load)));
   }
-  out += "</tbody>\n</table>\n";
+  out.line("</tbody>");
+  out.line("</table>");
+}
+
+void append_notes(TextOut& out, const ReportInput& input) {
+  const std::vector<std::string>* notes[] = {&input.environment->notes, &input.closure->notes};
+  for (const auto* list : notes) {
+    for (const std::string& note : *list) out.line("<p class=\"note\">note: " + html_text(note) + "</p>");
+  }
 }
 
 }  // namespace
 
 void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle&) {
-  const ReportInput& input = view.shown();
+  const ReportInput& input = view.input();
   const Picture picture = picture_of(view);
-  std::string out = html_page_start("dlldoctor: " + input.closure->outcome.request);
-  out += fmt::format("<h1>dlldoctor report</h1>\n<p class=\"verdict tone-{}\" id=\"verdict\">{}</p>\n",
-                     tone_name(view.tone()), html_text(view.verdict()));
-  append_error(out, input.outcome_error, input.outcome_says);
-  append_stack(out, view.stack());
-  // The order of the text report; the legend under the plan, whose commands are run first.
-  const std::string legend = legend_html(view.placeholders());
-  if (input.plan) {
-    append_plan_html(out, *input.plan);
-    out += legend;
+  TextOut out(sink);
+  html_page_start(out, "dlldoctor: " + input.closure->outcome.request);
+  for (const Part part : view.parts()) {
+    switch (part) {
+      case Part::Verdict:
+        out.line("<h1>dlldoctor report</h1>");
+        out.line(fmt::format("<p class=\"verdict tone-{}\" id=\"verdict\">{}</p>", tone_name(view.tone()),
+                             html_text(view.verdict())));
+        append_error(out, input.outcome_error, input.outcome_says);
+        break;
+      case Part::Stack: append_stack(out, view.stack()); break;
+      case Part::Plan: append_plan_html(out, *input.plan); break;
+      case Part::Legend: legend_html(out, view.placeholders()); break;
+      case Part::Findings: append_findings(out, view); break;
+      case Part::Python: append_python(out, input); break;
+      case Part::Tree: append_tree(out, view, picture); break;
+      case Part::Modules: append_modules(out, view, picture); break;
+      case Part::Environment: append_notes(out, input); break;
+      case Part::Footer:
+        out.line("<p><small>dlldoctor " + html_text(input.tool_version) +
+                 (input.rules ? ", rules: " + html_text(input.rules->origin.text()) : std::string()) + "</small></p>");
+        break;
+    }
   }
-  append_findings(out, view);
-  if (!input.plan) out += legend;
-  if (input.expansion) append_python(out, *input.expansion, input.environment);
-  out += "<h2>Dependency tree</h2>\n<div class=\"tree\" id=\"tree\">\n";
-  HtmlTree tree(out, view, picture);
-  for (const TreeNode& top : view.trees()) tree.write(top);
-  out += "</div>\n";
-  append_modules(out, view, picture);
-  const std::vector<std::string>* notes[] = {&input.environment->notes, &input.closure->notes};
-  for (const auto* list : notes) {
-    for (const std::string& note : *list) out += "<p class=\"note\">note: " + html_text(note) + "</p>\n";
-  }
-  out += "<p><small>dlldoctor " + html_text(input.tool_version) +
-         (input.rules ? ", rules: " + html_text(input.rules->origin.text()) : std::string()) + "</small></p>\n";
-  out += html_page_end();
-  sink.put(out);
+  html_page_end(out);
 }
 
 }  // namespace dlldoctor::report

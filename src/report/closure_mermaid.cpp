@@ -46,28 +46,32 @@ std::string arrow(const PictureEdge& edge) {
 
 }  // namespace
 
-std::string mermaid_block(const ClosureView& view) {
+void mermaid_block(TextOut& out, const ClosureView& view) {
   const Picture picture = what_matters(view, picture_of(view), kMermaidNodes);
-  if (picture.nodes.empty()) return "";
-  std::string out = "\n### What loads what\n\n```mermaid\nflowchart LR\n";
-  auto it = std::back_inserter(out);
+  if (picture.nodes.empty()) return;
+  out.line();
+  out.line("### What loads what");
+  out.line();
+  out.line("```mermaid");
+  out.line("flowchart LR");
   for (std::size_t i = 0; i < picture.nodes.size(); ++i) {
     std::string label;
     for (const std::string& line : label_lines(picture.nodes[i]))
       label += (label.empty() ? "" : "<br/>") + mermaid_text(line);
-    fmt::format_to(it, "  n{}[\"{}\"]\n", i, label);
+    out.line(fmt::format("  n{}[\"{}\"]", i, label));
   }
-  for (const PictureEdge& edge : picture.edges) fmt::format_to(it, "  n{} {} n{}\n", edge.from, arrow(edge), edge.to);
+  for (const PictureEdge& edge : picture.edges) out.line(fmt::format("  n{} {} n{}", edge.from, arrow(edge), edge.to));
   for (std::size_t i = 0; i < picture.nodes.size(); ++i) {
     const NodeLook look = look_of(picture.nodes[i]);
-    fmt::format_to(it, "  style n{} fill:{},stroke:{},color:{}{}{}\n", i, look.fill, look.border, look.text,
-                   look.thick ? ",stroke-width:2px" : "", look.dashed ? ",stroke-dasharray:4 3" : "");
+    out.line(fmt::format("  style n{} fill:{},stroke:{},color:{}{}{}", i, look.fill, look.border, look.text,
+                         look.thick ? ",stroke-width:2px" : "", look.dashed ? ",stroke-dasharray:4 3" : ""));
   }
-  out += "```\n";
-  if (picture.left_out > 0)
-    fmt::format_to(it, "\n{} more modules that matter are left out of the picture; the table below lists them.\n",
-                   picture.left_out);
-  return out;
+  out.line("```");
+  if (picture.left_out > 0) {
+    out.line();
+    out.line(fmt::format("{} more modules that matter are left out of the picture; the table below lists them.",
+                         picture.left_out));
+  }
 }
 
 }  // namespace dlldoctor::report

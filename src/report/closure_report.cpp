@@ -13,8 +13,8 @@
 #include "dlldoctor/report/legend.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/plan_report.hpp"
-#include "dlldoctor/report/stack.hpp"
 #include "dlldoctor/report/text_layout.hpp"
+#include "dlldoctor/session/stack.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -288,7 +288,7 @@ void put_stack(JsonStream& out, std::string_view key, const Stack& stack) {
 
 // Streamed: the document's members one by one, each written from the values as it is reached.
 void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
-  const ReportInput& input = view.raw();
+  const ReportInput& input = view.input();
   const env::Environment& environment = *input.environment;
   const graph::Closure& closure = *input.closure;
   const graph::ClosureRequest& request = *input.request;
@@ -390,129 +390,21 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   out.close();
   put_outcome(out, "outcome", closure.outcome);
   out.put("verdict", Json{{"tone", std::string(tone_name(view.tone()))},
-                          {"text", view.raw_verdict()},
+                          {"text", view.verdict()},
                           {"error", error_json(input.outcome_error)},
                           {"says", input.outcome_says}});
-  put_stack(out, "stack", view.raw_stack());
+  put_stack(out, "stack", view.stack());
   out.open_array("findings");
   for (std::size_t i = 0; i < input.findings->size(); ++i) {
     Json finding = finding_to_json((*input.findings)[i], input.rules);
     finding["fix_same_as"] = view.same_fix()[i] ? Json(*view.same_fix()[i]) : Json(nullptr);
-    finding["plan_steps"] = view.plan_steps()[i];
+    finding["plan_steps"] = view.run().plan_steps[i];
     out.put(finding);
   }
   out.close();
   out.put("plan", input.plan ? plan_to_json(*input.plan) : Json(nullptr));
   out.close();
 }
-
-class TreeWriter {
- public:
-  TreeWriter(std::string& out, const graph::Closure& closure, const std::vector<ModuleShown>& shown,
-             const WriteStyle& style)
-      : out_(out), closure_(closure), shown_(shown), style_(style) {}
-
-  // One top-level tree, laid out by the view (a `├─` then always has a sibling below it).
-  void write(const TreeNode& tree) { draw(tree, "", true, true); }
-
- private:
-  // A text tree lists this many missing exports of a module; JSON lists them all.
-  static constexpr std::size_t kMissingExportsShown = 5;
-
-  void draw(const TreeNode& node, const std::string& prefix, bool last, bool top) {
-    const Module& module = closure_.modules[node.module];
-    const std::string branch = top ? "" : (last ? "└─ " : "├─ ");
-    const std::string child_prefix = top ? "" : prefix + (last ? "   " : "│  ");
-    const std::string detail_prefix = child_prefix + (node.children.empty() ? "   " : "│  ");
-    const Line line = describe(module, shown_[node.module]);
-    // A module drawn before is named again without its path.
-    put(prefix + branch, line.head, node.repeat ? std::string() : line.path,
-        line.tail + (node.repeat ? " (see above)" : ""), detail_prefix + "  ");
-    if (node.repeat) return;
-    for (const auto& c : module.resolution.candidates) {
-      // A program that cannot be mapped is its own only candidate, and its line above says why already.
-      if (c.verdict == resolve::Verdict::Chosen || module.is_root) continue;
-      const std::string tail =
-          fmt::format("{}{} [{}]", c.file_version ? " " + c.file_version->to_string() : std::string(),
-                      c.verdict == resolve::Verdict::WrongMachine
-                          ? fmt::format(" ({}: wrong machine)", c.machine ? pe::machine_name(*c.machine) : "?")
-                          : (c.verdict == resolve::Verdict::NotLoadable ? " (" + c.problem + ")" : std::string()),
-                      resolve::step_name(c.step));
-      put(detail_prefix + "  ", c.verdict == resolve::Verdict::Shadowed ? "shadows" : "skipped",
-          c.windows_path ? *c.windows_path : c.path, tail, detail_prefix + "    ");
-    }
-    const auto& missing = module.missing_exports;
-    for (std::size_t i = 0; i < missing.size() && i < kMissingExportsShown; ++i) {
-      out_ += fmt::format("{}  {} missing export {} (needed by {}): {}\n", detail_prefix, paint("✗", true),
-                          missing[i].function, missing[i].needed_by, missing[i].detail);
-    }
-    if (missing.size() > kMissingExportsShown) {
-      out_ += fmt::format("{}  {} and {} more missing exports, {} in all (--format json lists every one)\n",
-                          detail_prefix, paint("✗", true), missing.size() - kMissingExportsShown, missing.size());
-    }
-    // What its code may load by a name in its data (no rule says it does): where it would come from.
-    for (const graph::MayLoad& hint : module.may_load) {
-      const auto& h = hint.resolution;
-      if (h.failure == Failure::NotFound) {
-        out_ += fmt::format("{}  may load {}: not found\n", detail_prefix, hint.dll);
-        continue;
-      }
-      const std::string tail = fmt::format(
-          "{} [{}]{}", h.image && h.image->file_version ? " " + h.image->file_version->to_string() : std::string(),
-          resolve::step_name(h.found_by), h.failure == Failure::BadImage ? " (cannot be loaded)" : "");
-      put(detail_prefix + "  ", "may load " + hint.dll, h.windows_path ? *h.windows_path : h.path.value_or(""), tail,
-          detail_prefix + "    ");
-    }
-    if (!module.other_major.empty()) {
-      out_ += wrap(fmt::format("{}  names for another major, not loaded here: {}", detail_prefix,
-                               fmt::join(module.other_major, ", ")),
-                   kTextWidth, detail_prefix + "    ") +
-              "\n";
-    }
-    for (std::size_t i = 0; i < node.children.size(); ++i) {
-      draw(node.children[i], child_prefix, i + 1 == node.children.size(), false);
-    }
-  }
-
-  std::string paint(const std::string& text, bool bad) const {
-    if (!style_.color) return text;
-    return (bad ? "\x1b[31m" : "\x1b[32m") + text + "\x1b[0m";
-  }
-
-  // A tree line: "head path tail" (line_with_path keeps it within kTextWidth).
-  struct Line {
-    std::string head, path, tail;
-  };
-
-  void put(const std::string& prefix, const std::string& head, const std::string& path, const std::string& tail,
-           const std::string& path_prefix) {
-    out_ += line_with_path(prefix + head, path, tail, path_prefix);
-  }
-
-  Line describe(const Module& module, const ModuleShown& shown) const {
-    const std::string kind = shown.load == "program" || module.load == graph::LoadKind::Static
-                                 ? std::string()
-                                 : fmt::format(" ({})", shown.load);
-    const std::string step = shown.found_by ? fmt::format(" [{}]{}", resolve::step_name(*shown.found_by), kind) : kind;
-    switch (shown.state) {
-      case ModuleShown::State::ApiSet:
-        return {fmt::format("{} -> {}{}", module.name, *module.resolution.api_set_host, step), "", ""};
-      case ModuleShown::State::ApiSetUnknown:
-        return {fmt::format("{} -> host unknown, assumed present{}", module.name, step), "", ""};
-      case ModuleShown::State::NotFound: return {paint(module.name + " NOT FOUND", true) + kind, "", ""};
-      case ModuleShown::State::CannotLoad: return {paint(module.name + " CANNOT LOAD", true), shown.where, step};
-      case ModuleShown::State::Assumed:
-        return {module.name + (shown.version.empty() ? "" : " " + shown.version), shown.where + " (assumed)", step};
-      case ModuleShown::State::Loads: break;
-    }
-    return {module.name + (shown.version.empty() ? "" : " " + shown.version), shown.where, step};
-  }
-
-  std::string& out_;
-  const graph::Closure& closure_;
-  const std::vector<ModuleShown>& shown_;
-  const WriteStyle& style_;
-};
 
 }  // namespace
 
@@ -548,227 +440,14 @@ std::vector<PythonLine> python_lines(const recipes::Expansion& expansion, const 
 
 namespace {
 
-// Before the trees of the recipes' loads.
-void append_python_text(std::string& out, const recipes::Expansion& expansion, const env::Environment* environment) {
-  for (const PythonLine& line : python_lines(expansion, environment))
-    out += (line.nested ? "  " + wrap(line.text, kTextWidth - 2, "    ") : wrap(line.text, kTextWidth, "  ")) + "\n";
-  out += '\n';
-}
-
-std::string dll_count(const StackEntry& entry) {
-  return entry.dlls.size() > 1 ? fmt::format(" ({} DLLs)", entry.dlls.size()) : std::string();
-}
-
-std::string ids_text(const std::vector<std::string>& ids, const char* before, const char* after) {
-  std::string text;
-  for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + (before + id + after);
-  return text;
-}
-
-// A few lines between the verdict and the findings; nothing when no part of the stack loads.
-void append_stack_text(std::string& out, const Stack& stack) {
-  if (stack.empty()) return;
-  out += "Stack:\n";
-  for (const StackRow& row : stack_rows(stack)) {
-    const StackEntry& entry = *row.entry;
-    out += line_with_path("  " + row.part + dll_count(entry), stack_where(entry),
-                          fmt::format(" [{}]", resolve::step_name(entry.found_by)), "      ");
-    if (!entry.findings.empty())
-      out += "    " + wrap("see " + ids_text(entry.findings, "[", "]") + " below", kTextWidth - 4, "    ") + "\n";
-  }
-  for (const StackFramework& framework : stack.frameworks) {
-    out += "  " + wrap(framework_line(framework), kTextWidth - 2, "      ") + "\n";
-    for (const std::string& mismatch : framework.mismatches)
-      out += "    " + wrap("mismatch: " + mismatch, kTextWidth - 4, "      ") + "\n";
-  }
-  out += '\n';
-}
-
-void append_stack_markdown(std::string& out, const Stack& stack) {
-  if (stack.empty()) return;
-  out += "### Stack\n\n| part | path | found by | findings |\n| --- | --- | --- | --- |\n";
-  for (const StackRow& row : stack_rows(stack)) {
-    const StackEntry& entry = *row.entry;
-    out += fmt::format("| {} | `{}`{} | {} | {} |\n", markdown_cell(row.part), markdown_cell(stack_where(entry)),
-                       dll_count(entry), resolve::step_name(entry.found_by), ids_text(entry.findings, "`", "`"));
-  }
-  out += '\n';
-  for (const StackFramework& framework : stack.frameworks) {
-    out += "- " + markdown_cell(framework_line(framework)) + "\n";
-    for (const std::string& mismatch : framework.mismatches)
-      out += "  - **mismatch:** " + markdown_cell(mismatch) + "\n";
-  }
-  if (!stack.frameworks.empty()) out += '\n';
-}
-
-// How one finding names another: its id, and its module when it has one.
-std::string finding_label(const rules::Finding& finding) {
-  return fmt::format("[{}]{}", finding.id, finding.module.empty() ? std::string() : " (" + finding.module + ")");
-}
-
-// What the user sees, as they see it: each line whole (a user searches the report for the line they pasted).
-void append_error_text(std::string& out, const std::optional<rules::LoaderErrorText>& error,
-                       const std::vector<std::string>& says) {
-  if (!error && says.empty()) return;
-  out += "  " + wrap(error_heading(error, !says.empty()), kTextWidth - 2, "    ") + "\n";
-  for (const std::string& line : says) out += "    " + line + "\n";
-}
-
-void write_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
-  const ReportInput& input = view.shown();
-  const graph::Closure& closure = *input.closure;
-  std::string out;
-  const bool bad = view.tone() == Tone::Fails || view.tone() == Tone::Broken;
-  // A verdict names files ("C:\\Program Files\\...\\x.dll is ..."): a path is never broken across lines.
-  const std::string wrapped = wrap(view.verdict(), kTextWidth, "  ", view.unbreakable());
-  out += style.color ? (bad ? "\x1b[1;31m" : "\x1b[1;32m") + wrapped + "\x1b[0m" : wrapped;
-  out += "\n";
-  append_error_text(out, input.outcome_error, input.outcome_says);
-  out += "\n";
-  append_stack_text(out, view.stack());
-  // The legend goes under the plan, whose commands are run first; without a plan, under the findings.
-  const std::string legend = legend_text(view.placeholders());
-  if (input.plan) {
-    append_plan_text(out, *input.plan);
-    out += legend;
-  }
-  const auto& same_fix = view.same_fix();
-  for (std::size_t i = 0; i < input.findings->size(); ++i) {
-    const rules::Finding& finding = (*input.findings)[i];
-    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
-    const bool error = finding.severity == rules::Severity::Error;
-    const std::string label = std::string(rules::severity_name(finding.severity));
-    const std::string shown_label = style.color ? (error ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label;
-    // A long id and title wrap like the message, so that the heading fits kTextWidth too.
-    out += wrap(fmt::format("{} [{}] {}{}", shown_label, finding.id, mode ? mode->id + ": " : std::string(),
-                            finding.title),
-                kTextWidth, "  ") +
-           "\n";
-    out += "  " + wrap(finding.message, kTextWidth - 2, "  ") + "\n";
-    append_error_text(out, finding.error, finding.says);
-    if (!view.plan_steps()[i].empty()) {
-      out += "  fix: " + plan_steps_text(view.plan_steps()[i]) + " of the plan above\n\n";
-      continue;
-    }
-    if (same_fix[i]) {
-      out += fmt::format("  fix: as for {} above\n\n", finding_label((*input.findings)[*same_fix[i]]));
-      continue;
-    }
-    if (!finding.fix.empty()) out += "  fix:\n";
-    for (const std::string& fix_line : finding.fix) out += fix_text(fix_line);
-    out += '\n';
-  }
-  if (!input.plan) out += legend;
-  if (input.expansion) append_python_text(out, *input.expansion, input.environment);
-  // Modules no start-up import reaches (preloaded and LoadLibrary'd ones) have trees of their own. The
-  // loads asked about come first, and the host's own start-up after them: it is context.
-  TreeWriter tree(out, closure, view.modules(), style);
-  bool first = true;
-  for (const TreeNode& top : view.trees()) {
-    if (!first) out += '\n';
-    first = false;
-    tree.write(top);
-  }
-  if (!input.environment->notes.empty() || !closure.notes.empty()) out += '\n';
-  for (const auto& note : input.environment->notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
-  for (const auto& note : closure.notes) out += wrap("note: " + note, kTextWidth, "  ") + "\n";
-  if (input.rules) {
-    // A long folder goes on a line of its own, whole, as the scan report puts its paths.
-    const rules::RulesOrigin& origin = input.rules->origin;
-    const std::string line = "rules: " + origin.text();
-    out += columns(line) <= kTextWidth || !origin.folder
-               ? line + "\n"
-               : "rules: " + origin.summary() + ":\n    " + *origin.folder + "\n";
-  }
-  sink.put(out);
-}
-
-// What the user sees, in a code block: the text as it appears, searchable and never reflowed.
-void append_error_markdown(std::string& out, const std::optional<rules::LoaderErrorText>& error,
-                           const std::vector<std::string>& says, const std::string& indent) {
-  if (!error && says.empty()) return;
-  out += "\n" + indent + "*" + markdown_cell(error_heading(error, !says.empty())) + "*\n";
-  if (says.empty()) return void(out += "\n");
-  out += "\n" + indent + "```text\n";
-  for (const std::string& line : says) out += indent + line + "\n";
-  out += indent + "```\n\n";
-}
-
-void write_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
-  const ReportInput& input = view.shown();
-  const graph::Closure& closure = *input.closure;
-  const env::Environment& environment = *input.environment;
-  std::string out;
-  auto it = std::back_inserter(out);
-  fmt::format_to(it, "## dlldoctor report\n\n**{}**\n\n", view.verdict());
-  append_error_markdown(out, input.outcome_error, input.outcome_says, "");
-  append_stack_markdown(out, view.stack());
-  const std::string legend = legend_markdown(view.placeholders());
-  if (input.plan) {
-    append_plan_markdown(out, *input.plan);
-    out += legend;
-  }
-  if (!input.findings->empty()) out += "### Findings\n\n";
-  const auto& same_fix = view.same_fix();
-  for (std::size_t i = 0; i < input.findings->size(); ++i) {
-    const rules::Finding& finding = (*input.findings)[i];
-    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
-    fmt::format_to(it, "- **{}** `{}`{}: {}\n", rules::severity_name(finding.severity), finding.id,
-                   " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message);
-    append_error_markdown(out, finding.error, finding.says, "  ");
-    // Whoever reads the ticket gets the failure mode's explanation, not only its name.
-    if (mode && !mode->explanation.empty()) fmt::format_to(it, "\n  *Why:* {}\n", mode->explanation);
-    if (!view.plan_steps()[i].empty()) {
-      fmt::format_to(it, "\n  *Fix:* {} of the plan above.\n\n", plan_steps_text(view.plan_steps()[i]));
-    } else if (same_fix[i]) {
-      fmt::format_to(it, "\n  *Fix:* as for {} above.\n\n", finding_label((*input.findings)[*same_fix[i]]));
-    } else if (!finding.fix.empty()) {
-      out += "\n  ```powershell\n";
-      for (const std::string& line : finding.fix) out += "  " + line + "\n";
-      out += "  ```\n\n";
-    }
-  }
-  if (!input.plan) out += legend;
-  if (input.expansion) {
-    out += "### Python\n\n";
-    for (const PythonLine& line : python_lines(*input.expansion, input.environment))
-      out += (line.nested ? "  - " : "- ") + markdown_cell(line.text) + "\n";
-    out += "\n";
-  }
-  out += mermaid_block(view);
-  out += "\n### Modules\n\n| DLL | version | path | found by | load |\n| --- | --- | --- | --- | --- |\n";
-  for (std::size_t i = 0; i < closure.modules.size(); ++i) {
-    const ModuleShown& shown = view.modules()[i];
-    std::string where = "`" + markdown_cell(shown.where) + "`";
-    switch (shown.state) {
-      case ModuleShown::State::Loads: break;
-      case ModuleShown::State::Assumed: where += " (assumed)"; break;
-      case ModuleShown::State::NotFound: where = "**not found**"; break;
-      case ModuleShown::State::CannotLoad: where = "**cannot load** " + where; break;
-      case ModuleShown::State::ApiSet: where = "API set -> " + *closure.modules[i].resolution.api_set_host; break;
-      case ModuleShown::State::ApiSetUnknown: where = "API set, host unknown (assumed)"; break;
-    }
-    fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", markdown_cell(closure.modules[i].name),
-                   shown.version.empty() ? "-" : shown.version, where,
-                   shown.found_by ? std::string(resolve::step_name(*shown.found_by)) : "-", shown.load);
-  }
-  out += "\n<details><summary>Environment</summary>\n\n";
-  fmt::format_to(it, "- source: {}{}\n", environment.source,
-                 environment.sysroot ? ", sysroot `" + *environment.sysroot + "`" : std::string());
-  fmt::format_to(it, "- process: {}\n", pe::machine_name(closure.process_machine));
-  fmt::format_to(it, "- SafeDllSearchMode: {}\n", environment.safe_dll_search_mode ? "on" : "off");
-  fmt::format_to(it, "- KnownDLLs: {} ({} names)\n", environment.known_dlls_source, environment.known_dlls.size());
-  fmt::format_to(it, "- API sets: {}\n", environment.api_sets.source());
-  out += "- search order:\n";
-  for (const auto& folder : input.search_order) {
-    fmt::format_to(it, "  - {}: `{}`{}\n", resolve::step_name(folder.step),
-                   folder.folder.windows.value_or(folder.folder.host), folder.folder.exists ? "" : " (does not exist)");
-  }
-  for (const auto& note : environment.notes) fmt::format_to(it, "- note: {}\n", note);
-  for (const auto& note : closure.notes) fmt::format_to(it, "- note: {}\n", note);
-  if (input.rules) fmt::format_to(it, "- rules: {}\n", markdown_cell(input.rules->origin.text()));
-  fmt::format_to(it, "\n</details>\n\n<sub>dlldoctor {}</sub>\n", input.tool_version);
-  sink.put(out);
+// The typed evidence first, then the rest, as one object.
+Json evidence_json(const rules::Finding& finding) {
+  if (!finding.folder_mix) return finding.evidence;
+  Json evidence{{"folder", finding.folder_mix->folder},
+                {"host_folder", finding.folder_mix->host_folder},
+                {"mixes", finding.folder_mix->mixes}};
+  for (const auto& [key, value] : finding.evidence.items()) evidence[key] = value;
+  return evidence;
 }
 
 }  // namespace
@@ -784,23 +463,17 @@ Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules
               {"severity", std::string(rules::severity_name(finding.severity))},
               {"module", finding.module.empty() ? Json(nullptr) : Json(finding.module)},
               {"message", finding.message},
-              {"evidence", finding.evidence},
+              {"evidence", evidence_json(finding)},
               {"fix", finding.fix},
               {"placeholders", placeholders_json(finding.placeholders)},
               {"error", error_json(finding.error)},
               {"says", finding.says}};
 }
 
-int exit_status(const ReportInput& input) {
-  const bool error = std::any_of(input.findings->begin(), input.findings->end(),
-                                 [](const rules::Finding& f) { return f.severity == rules::Severity::Error; });
-  return error || !input.closure->outcome.ok ? 1 : 0;
-}
-
 const Writers<ClosureView>& closure_writers() {
-  static const Writers<ClosureView> writers{{"text", write_text},
-                                            {"json", write_json, true},
-                                            {"markdown", write_markdown},
+  static const Writers<ClosureView> writers{{"text", write_closure_text},
+                                            {"json", write_json},
+                                            {"markdown", write_closure_markdown},
                                             {"dot", write_closure_dot},
                                             {"html", write_closure_html}};
   return writers;

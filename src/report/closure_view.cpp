@@ -12,11 +12,6 @@ namespace {
 
 using resolve::Failure;
 
-// Without rule data (no families to tell a cuDNN from any DLL) there is no stack.
-Stack stack_for(const ReportInput& input) {
-  return input.rules ? stack_of(*input.closure, *input.rules, *input.findings, input.expansion) : Stack{};
-}
-
 ModuleShown module_shown(const graph::Module& module) {
   const resolve::Resolution& r = module.resolution;
   ModuleShown shown;
@@ -79,39 +74,6 @@ class TreeLayout {
   std::set<std::size_t> drawn_;
 };
 
-struct Verdict {
-  Tone tone;
-  std::string text;
-};
-
-Verdict verdict_of(const ReportInput& input) {
-  const graph::Outcome& outcome = input.closure->outcome;
-  std::size_t errors = 0, warnings = 0;
-  const rules::Finding* first_error = nullptr;
-  for (const auto& finding : *input.findings) {
-    if (finding.severity == rules::Severity::Error) {
-      if (!first_error) first_error = &finding;
-      ++errors;
-    } else if (finding.severity == rules::Severity::Warning) {
-      ++warnings;
-    }
-  }
-  if (!outcome.ok) {
-    return {Tone::Fails, fmt::format("FAILS: {} fails with error {}: {}", outcome.request, outcome.error.value_or(0),
-                                     outcome.reason)};
-  }
-  if (first_error) {
-    return {Tone::Broken, fmt::format("BROKEN: {} succeeds, but {} error{} below will stop it later ({}{})",
-                                      outcome.request, errors, errors == 1 ? "" : "s", first_error->id,
-                                      first_error->module.empty() ? std::string() : ": " + first_error->module)};
-  }
-  if (warnings) {
-    return {Tone::Warnings, fmt::format("WARNINGS: {} succeeds; {} warning{} below", outcome.request, warnings,
-                                        warnings == 1 ? "" : "s")};
-  }
-  return {Tone::Healthy, fmt::format("HEALTHY: {} succeeds, and every DLL it needs is found", outcome.request)};
-}
-
 }  // namespace
 
 std::string error_heading(const std::optional<rules::LoaderErrorText>& error, bool says) {
@@ -130,19 +92,67 @@ std::string_view tone_name(Tone tone) {
   return "?";
 }
 
-ClosureView::ClosureView(const ReportInput& input)
-    : raw_(input), copy_(input), raw_stack_(stack_for(input)), stack_(stack_for(copy_.input())) {
-  const ReportInput& shown_input = copy_.input();
-  Verdict verdict = verdict_of(shown_input);
-  verdict_ = std::move(verdict.text);
-  tone_ = verdict.tone;
-  raw_verdict_ = verdict_of(raw_).text;
-  same_fix_ = same_fix_as(*shown_input.findings);
-  for (const rules::Finding& finding : *raw_.findings)
-    plan_steps_.push_back(raw_.plan ? plan::steps_mending(*raw_.plan, finding) : std::vector<std::size_t>());
-  placeholders_ = report_placeholders(raw_.plan ? plan_placeholders(*raw_.plan) : std::vector<rules::Placeholder>(),
-                                      *raw_.findings);
-  const graph::Closure& closure = *shown_input.closure;
+namespace {
+
+ReportInput input_of(const session::ExplainRun& run, const Stamp& stamp) {
+  ReportInput input;
+  input.tool_version = stamp.tool_version;
+  input.generated_at = stamp.generated_at;
+  input.request = &run.request;
+  input.profile = run.profile;
+  input.expansion = run.expansion ? &*run.expansion : nullptr;
+  input.policy = run.policy;
+  input.environment = run.environment;
+  input.search_order = run.diagnosis.search_order;
+  input.closure = &run.closure();
+  input.findings = &run.findings();
+  input.rules = run.rules;
+  input.plan = run.plan ? &*run.plan : nullptr;
+  input.outcome_error = run.diagnosis.rules.outcome_error;
+  input.outcome_says = run.diagnosis.rules.outcome_says;
+  return input;
+}
+
+}  // namespace
+
+std::vector<std::optional<std::size_t>> same_fix_as(const std::vector<rules::Finding>& findings) {
+  std::vector<std::optional<std::size_t>> same(findings.size());
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    for (std::size_t earlier = 0; earlier < i && !findings[i].fix.empty(); ++earlier) {
+      if (findings[earlier].fix == findings[i].fix) {
+        same[i] = same[earlier].value_or(earlier);
+        break;
+      }
+    }
+  }
+  return same;
+}
+
+ClosureView::ClosureView(const session::ExplainRun& run, const Stamp& stamp) : run_(run), input_(input_of(run, stamp)) {
+  const std::vector<rules::Finding>& findings = run.findings();
+  same_fix_ = same_fix_as(findings);
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    FixShown fix;
+    if (!run.plan_steps[i].empty()) {
+      fix = {FixShown::Kind::PlanSteps, run.plan_steps[i], 0};
+    } else if (same_fix_[i]) {
+      fix = {FixShown::Kind::SameAs, {}, *same_fix_[i]};
+    } else if (!findings[i].fix.empty()) {
+      fix.kind = FixShown::Kind::Own;
+    }
+    fixes_.push_back(std::move(fix));
+  }
+  placeholders_ =
+      report_placeholders(run.plan ? plan_placeholders(*run.plan) : std::vector<rules::Placeholder>(), findings);
+  parts_.push_back(Part::Verdict);
+  if (!run.stack.empty()) parts_.push_back(Part::Stack);
+  if (run.plan) parts_.push_back(Part::Plan);
+  if (run.plan && !placeholders_.empty()) parts_.push_back(Part::Legend);
+  if (!findings.empty()) parts_.push_back(Part::Findings);
+  if (!run.plan && !placeholders_.empty()) parts_.push_back(Part::Legend);
+  if (run.expansion) parts_.push_back(Part::Python);
+  parts_.insert(parts_.end(), {Part::Tree, Part::Modules, Part::Environment, Part::Footer});
+  const graph::Closure& closure = run.closure();
   unbreakable_.push_back(closure.outcome.request);
   for (const graph::Module& module : closure.modules) {
     modules_.push_back(module_shown(module));
@@ -155,7 +165,7 @@ ClosureView::ClosureView(const ReportInput& input)
     if (closure.modules[i].depth == 0) tops.push_back(i);
   }
   if (!closure.modules.empty()) {
-    if (shown_input.request->loads.empty()) {
+    if (run.request.loads.empty()) {
       tops.insert(tops.begin(), 0);
     } else {
       tops.push_back(0);

@@ -18,29 +18,27 @@ std::string html_text(std::string_view text) {
   return out;
 }
 
-std::string html_fix_list(const std::vector<std::string>& lines) {
-  std::string out = "<ul class=\"fix\">\n";
+void html_fix_list(TextOut& out, const std::vector<std::string>& lines) {
+  out.line("<ul class=\"fix\">");
   for (const std::string& line : lines) {
     if (line.rfind('#', 0) == 0) {
-      out += "<li class=\"comment\"><code>" + html_text(line) + "</code></li>\n";
+      out.line("<li class=\"comment\"><code>" + html_text(line) + "</code></li>");
     } else {
-      out += "<li><code>" + html_text(line) + "</code><button class=\"copy\" type=\"button\">copy</button></li>\n";
+      out.line("<li><code>" + html_text(line) + "</code><button class=\"copy\" type=\"button\">copy</button></li>");
     }
   }
-  return out + "</ul>\n";
+  out.line("</ul>");
 }
 
-std::string html_page_start(const std::string& title) {
-  return R"(<!doctype html>
+void html_page_start(TextOut& out, const std::string& title) {
+  out.own_lines(R"(<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>)" +
-         html_text(title) +
-         R"(</title>
-<style>
+<meta name="viewport" content="width=device-width, initial-scale=1">)");
+  out.line("<title>" + html_text(title) + "</title>");
+  out.own_lines(R"(<style>
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #212121; overflow-wrap: anywhere; }
 h1 { font-size: 1.4em; margin: 0 0 .3em; } h2 { font-size: 1.15em; margin: 1.6em 0 .5em; border-bottom: 1px solid #e0e0e0; }
 code, pre, .path { font-family: ui-monospace, "Cascadia Mono", Consolas, monospace; font-size: 13px; }
@@ -71,12 +69,11 @@ input.filter { font: inherit; padding: 4px 8px; width: 22em; margin: .3em 0 .6em
 .legend { background: #f5f5f5; border-radius: 6px; padding: .2em .8em; margin: .6em 0; }
 </style>
 </head>
-<body>
-)";
+<body>)");
 }
 
-std::string html_page_end() {
-  return R"(<script>
+void html_page_end(TextOut& out) {
+  out.own_lines(R"(<script>
 "use strict";
 function applyFilter(box) {
   const words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -116,8 +113,7 @@ for (const button of document.querySelectorAll("button.copy")) {
 }
 </script>
 </body>
-</html>
-)";
+</html>)");
 }
 
 }  // namespace dlldoctor::report

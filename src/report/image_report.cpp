@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -142,72 +143,59 @@ std::string image_json_text(const std::string& path, const pe::Image& image) {
 }
 
 void put_image_text(Sink& sink, const std::string& path, const pe::Image& image) {
-  std::string out;
-  auto it = std::back_inserter(out);
-  // A file's lists can be long (2^20 exports): the text goes out in pieces, so that it is never held whole
-  // beside the image and the terminal filter's copy of it (issue 28).
-  constexpr std::size_t kPiece = 64 * 1024;
-  auto flush_if_long = [&] {
-    if (out.size() < kPiece) return;
-    sink.put(out);
-    out.clear();
-  };
-  fmt::format_to(it, "{}\n  {} {} {}, subsystem {}, linker {}.{}\n", path, pe::format_name(image.format),
-                 pe::machine_name(image.machine), image.is_dll ? "DLL" : "EXE", subsystem_name(image.subsystem),
-                 image.linker_major, image.linker_minor);
+  // A file's lists can be long (2^20 exports): TextOut hands the text over in pieces, so that it is never
+  // held whole beside the image.
+  TextOut out(sink);
+  out.line(path);
+  out.line(fmt::format("  {} {} {}, subsystem {}, linker {}.{}", pe::format_name(image.format),
+                       pe::machine_name(image.machine), image.is_dll ? "DLL" : "EXE", subsystem_name(image.subsystem),
+                       image.linker_major, image.linker_minor));
   if (image.file_version || image.product_version) {
-    fmt::format_to(it, "  file version {}, product version {}\n",
-                   image.file_version ? image.file_version->to_string() : "-",
-                   image.product_version ? image.product_version->to_string() : "-");
+    out.line(fmt::format("  file version {}, product version {}",
+                         image.file_version ? image.file_version->to_string() : "-",
+                         image.product_version ? image.product_version->to_string() : "-"));
   }
-  out += "  sections:";
-  for (const auto& section : image.sections) fmt::format_to(it, " {}", section.name);
-  out += '\n';
+  std::string sections = "  sections:";
+  for (const auto& section : image.sections) sections += " " + section.name;
+  out.line(sections);
   if (image.cut_short) {
-    fmt::format_to(it, "  cut short: the loader expects {} bytes, the file has {} ({})\n",
-                   image.cut_short->described_size, image.cut_short->file_size, image.cut_short->first_cut);
+    out.line(fmt::format("  cut short: the loader expects {} bytes, the file has {} ({})",
+                         image.cut_short->described_size, image.cut_short->file_size, image.cut_short->first_cut));
   }
-  if (!image.strings.empty()) out += "  version strings:\n";
-  for (const auto& [key, value] : image.strings) fmt::format_to(it, "    {}: {}\n", key, value);
+  if (!image.strings.empty()) out.line("  version strings:");
+  for (const auto& [key, value] : image.strings) out.line(fmt::format("    {}: {}", key, value));
   auto list_imports = [&](const char* title, const std::vector<pe::ImportedDll>& dlls) {
     if (dlls.empty()) return;
-    fmt::format_to(it, "  {} ({} DLLs):\n", title, dlls.size());
+    out.line(fmt::format("  {} ({} DLLs):", title, dlls.size()));
     for (const auto& dll : dlls) {
-      fmt::format_to(it, "    {}{} ({} functions)\n", dll.dll, dll.rva_based ? "" : " (VA-based)",
-                     dll.functions.size());
+      out.line(
+          fmt::format("    {}{} ({} functions)", dll.dll, dll.rva_based ? "" : " (VA-based)", dll.functions.size()));
       for (const auto& f : dll.functions) {
-        flush_if_long();
-        if (f.name) {
-          fmt::format_to(it, "      {}\n", *f.name);
-        } else {
-          fmt::format_to(it, "      #{}\n", f.ordinal.value_or(0));
-        }
+        out.line(f.name ? "      " + *f.name : fmt::format("      #{}", f.ordinal.value_or(0)));
       }
     }
   };
   list_imports("imports", image.imports);
   list_imports("delay imports", image.delay_imports);
   for (const auto& b : image.bound_imports)
-    fmt::format_to(it, "  bound to {} (timestamp 0x{:08x})\n", b.dll, b.timestamp);
+    out.line(fmt::format("  bound to {} (timestamp 0x{:08x})", b.dll, b.timestamp));
   if (image.exports) {
-    fmt::format_to(it, "  exports of {} (ordinal base {}, {} entries):\n", image.exports->dll_name,
-                   image.exports->ordinal_base, image.exports->items.size());
+    out.line(fmt::format("  exports of {} (ordinal base {}, {} entries):", image.exports->dll_name,
+                         image.exports->ordinal_base, image.exports->items.size()));
     for (const auto& item : image.exports->items) {
-      flush_if_long();
-      fmt::format_to(it, "    {:>5} {}", item.ordinal, item.name ? *item.name : "(by ordinal only)");
-      if (item.forwarder) fmt::format_to(it, " -> {}", item.forwarder->text);
-      out += '\n';
+      std::string line = fmt::format("    {:>5} {}", item.ordinal, item.name ? *item.name : "(by ordinal only)");
+      if (item.forwarder) line += " -> " + item.forwarder->text;
+      out.line(line);
     }
   }
   if (!image.named_in_data.empty()) {
-    fmt::format_to(it, "  named in data ({} DLLs, not imported):\n", image.named_in_data.size());
-    for (const auto& name : image.named_in_data) fmt::format_to(it, "    {}\n", name);
+    out.line(fmt::format("  named in data ({} DLLs, not imported):", image.named_in_data.size()));
+    for (const auto& name : image.named_in_data) out.line("    " + name);
   }
-  if (image.manifest) fmt::format_to(it, "  manifest: {} bytes\n", image.manifest->size());
-  if (image.has_clr) out += "  .NET assembly (CLR header present)\n";
-  fmt::format_to(it, "  signed: {}\n", image.is_signed ? "yes (Authenticode certificate present)" : "no");
-  for (const auto& w : image.warnings) fmt::format_to(it, "  warning: {}\n", w);
-  sink.put(out);
+  if (image.manifest) out.line(fmt::format("  manifest: {} bytes", image.manifest->size()));
+  if (image.has_clr) out.line("  .NET assembly (CLR header present)");
+  out.line(fmt::format("  signed: {}", image.is_signed ? "yes (Authenticode certificate present)" : "no"));
+  for (const auto& w : image.warnings) out.line("  warning: " + w);
 }
 
 void append_image_text(std::string& out, const std::string& path, const pe::Image& image) {
@@ -245,7 +233,7 @@ void write_json(Sink& sink, const ImageFiles& files, const WriteStyle&) {
 }  // namespace
 
 const Writers<ImageFiles>& image_writers() {
-  static const Writers<ImageFiles> writers{{"text", write_text}, {"json", write_json, true}};
+  static const Writers<ImageFiles> writers{{"text", write_text}, {"json", write_json}};
   return writers;
 }
 

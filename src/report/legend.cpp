@@ -1,6 +1,5 @@
 #include "dlldoctor/report/legend.hpp"
 
-#include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/report/html_page.hpp"
 #include "dlldoctor/report/markdown.hpp"
 #include "dlldoctor/report/text_layout.hpp"
@@ -14,8 +13,6 @@ constexpr const char* kHow =
     "Put each one's Windows path in its place before running a line (a PATH edit would keep the placeholder), "
     "or rerun with --map HOSTDIR=WINDOWSDIR.";
 
-std::string shown(const std::string& text) { return escape_bytes(text, Escape::Controls); }
-
 }  // namespace
 
 std::vector<rules::Placeholder> report_placeholders(std::vector<rules::Placeholder> first,
@@ -25,31 +22,39 @@ std::vector<rules::Placeholder> report_placeholders(std::vector<rules::Placehold
   return rules::first_uses(first);
 }
 
-std::string legend_text(const std::vector<rules::Placeholder>& placeholders) {
-  if (placeholders.empty()) return "";
-  std::string out = wrap(std::string(kHeading) + ":", kTextWidth, "  ") + "\n";
+void legend_text(TextOut& out, const std::vector<rules::Placeholder>& placeholders, bool blank_after) {
+  if (placeholders.empty()) return;
+  out.wrapped("", std::string(kHeading) + ":", kTextWidth, "  ");
   // A folder is never broken across lines (it is what the user looks for on the disk): a long one goes
   // on a line of its own.
   for (const rules::Placeholder& placeholder : placeholders)
-    out += line_with_path("  " + shown(placeholder.name) + " is", shown(placeholder.host), "", "    ");
-  return out + "  " + wrap(kHow, kTextWidth - 2, "  ") + "\n\n";
+    out.with_path("  " + placeholder.name + " is", placeholder.host, "", "    ");
+  out.wrapped("  ", kHow, kTextWidth - 2, "  ");
+  if (blank_after) out.line();
 }
 
-std::string legend_markdown(const std::vector<rules::Placeholder>& placeholders) {
-  if (placeholders.empty()) return "";
-  std::string out = std::string("*") + kHeading + ":*\n\n";
+void legend_markdown(TextOut& out, const std::vector<rules::Placeholder>& placeholders) {
+  if (placeholders.empty()) return;
+  out.line(std::string("*") + kHeading + ":*");
+  out.line();
   for (const rules::Placeholder& placeholder : placeholders)
-    out += "- " + markdown_code(shown(placeholder.name)) + " is " + markdown_code(shown(placeholder.host)) + "\n";
-  return out + "\n" + markdown_cell(kHow) + "\n\n";
+    out.line("- " + markdown_code(placeholder.name) + " is " + markdown_code(placeholder.host));
+  out.line();
+  out.line(markdown_cell(kHow));
+  out.line();
 }
 
-std::string legend_html(const std::vector<rules::Placeholder>& placeholders) {
-  if (placeholders.empty()) return "";
-  std::string out = "<div class=\"legend\" id=\"legend\">\n<p>" + html_text(kHeading) + ":</p>\n<ul>\n";
+void legend_html(TextOut& out, const std::vector<rules::Placeholder>& placeholders) {
+  if (placeholders.empty()) return;
+  out.line("<div class=\"legend\" id=\"legend\">");
+  out.line("<p>" + html_text(kHeading) + ":</p>");
+  out.line("<ul>");
   for (const rules::Placeholder& placeholder : placeholders)
-    out += "<li><code>" + html_text(shown(placeholder.name)) + "</code> is <span class=\"path\">" +
-           html_text(shown(placeholder.host)) + "</span></li>\n";
-  return out + "</ul>\n<p>" + html_text(kHow) + "</p>\n</div>\n";
+    out.line("<li><code>" + html_text(placeholder.name) + "</code> is <span class=\"path\">" +
+             html_text(placeholder.host) + "</span></li>");
+  out.line("</ul>");
+  out.line("<p>" + html_text(kHow) + "</p>");
+  out.line("</div>");
 }
 
 Json placeholders_json(const std::vector<rules::Placeholder>& placeholders) {

@@ -90,7 +90,7 @@ bool graver(rules::Severity a, rules::Severity b) {
 }  // namespace
 
 Picture picture_of(const ClosureView& view) {
-  const ReportInput& input = view.shown();
+  const ReportInput& input = view.input();
   const graph::Closure& closure = *input.closure;
   Picture picture;
   std::vector<std::size_t> module_node_of;  // the node of each module
@@ -99,11 +99,8 @@ Picture picture_of(const ClosureView& view) {
     picture.nodes.push_back(module_node(closure.modules[i], view.modules()[i], i));
   }
   for (const rules::Finding& finding : *input.findings) {
-    if (finding.module.empty()) continue;
-    const DllName named(finding.module);
-    for (std::size_t i = 0; i < closure.modules.size(); ++i) {
+    for (std::size_t i : finding.modules) {
       PictureNode& node = picture.nodes[module_node_of[i]];
-      if (closure.modules[i].key != named) continue;
       if (!node.finding || graver(finding.severity, *node.finding)) node.finding = finding.severity;
     }
   }
@@ -173,7 +170,7 @@ Picture what_matters(const ClosureView& view, const Picture& whole, std::size_t 
   auto matters = [&](const PictureNode& node) {
     if (node.kind != PictureNode::Kind::Module) return false;
     if (node.failed() || node.finding) return true;
-    const auto& candidates = view.shown().closure->modules[node.module].resolution.candidates;
+    const auto& candidates = view.input().closure->modules[node.module].resolution.candidates;
     return std::any_of(candidates.begin(), candidates.end(),
                        [](const resolve::Candidate& c) { return c.verdict != resolve::Verdict::Chosen; });
   };

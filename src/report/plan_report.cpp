@@ -25,7 +25,9 @@ Json step_json(const plan::Step& step, bool checked, const rules::CommandPaths& 
     for (const auto& [field, values] : step.host) host[field] = values;
     out["host"] = std::move(host);
   }
-  out["mends"] = step.mends;
+  Json mends = Json::array();
+  for (const rules::FindingKey& mended : step.mends) mends.push_back(rules::finding_label(mended));
+  out["mends"] = std::move(mends);
   out["summary"] = plan::step_summary(step);
   out["commands"] = plan::step_commands(step, paths);
   return out;
@@ -71,56 +73,65 @@ Json plan_to_json(const plan::Plan& plan) {
               {"trials", plan.trials},         {"placeholders", placeholders_json(plan_placeholders(plan))}};
 }
 
-void append_plan_text(std::string& out, const plan::Plan& plan) {
-  out += "Plan: " + wrap(headline(plan), kTextWidth - 6, "  ") + "\n";
+void append_plan_text(TextOut& out, const plan::Plan& plan) {
+  out.wrapped("Plan: ", headline(plan), kTextWidth - 6, "  ");
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const plan::Step& step = plan.steps[i];
-    out += "  " + wrap(fmt::format("{}. {}", i + 1, plan::step_summary(step)), kTextWidth - 2, "     ") + "\n";
-    for (const std::string& command : plan::step_commands(step, plan.paths)) out += fix_text(command);
+    out.wrapped("  ", fmt::format("{}. {}", i + 1, plan::step_summary(step)), kTextWidth - 2, "     ");
+    for (const std::string& command : plan::step_commands(step, plan.paths)) out.fix(command);
   }
   for (const plan::Step& step : plan.by_hand)
-    out += "  " + wrap("by hand: " + plan::step_summary(step), kTextWidth - 2, "     ") + "\n";
+    out.wrapped("  ", "by hand: " + plan::step_summary(step), kTextWidth - 2, "     ");
   if (!plan.verified && !plan.remaining.empty()) {
     std::string left;
     for (const rules::Finding& finding : plan.remaining)
-      left += (left.empty() ? "" : ", ") + plan::finding_label(finding);
-    out += "  " + wrap("still predicted after them: " + left, kTextWidth - 2, "    ") + "\n";
+      left += (left.empty() ? "" : ", ") + rules::finding_label(finding.key());
+    out.wrapped("  ", "still predicted after them: " + left, kTextWidth - 2, "    ");
   }
-  out += "\n";
+  out.line();
 }
 
-void append_plan_markdown(std::string& out, const plan::Plan& plan) {
-  out += "### Plan\n\n*" + headline(plan) + "*\n\n";
+void append_plan_markdown(TextOut& out, const plan::Plan& plan) {
+  out.line("### Plan");
+  out.line();
+  out.line("*" + headline(plan) + "*");
+  out.line();
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const plan::Step& step = plan.steps[i];
-    out += fmt::format("{}. {}\n\n   ```powershell\n", i + 1, markdown_cell(plan::step_summary(step)));
-    for (const std::string& command : plan::step_commands(step, plan.paths)) out += "   " + command + "\n";
-    out += "   ```\n\n";
+    out.line(fmt::format("{}. {}", i + 1, markdown_cell(plan::step_summary(step))));
+    out.line();
+    out.line("   ```powershell");
+    for (const std::string& command : plan::step_commands(step, plan.paths)) out.line("   " + command);
+    out.line("   ```");
+    out.line();
   }
-  for (const plan::Step& step : plan.by_hand) out += "- by hand: " + markdown_cell(plan::step_summary(step)) + "\n";
+  for (const plan::Step& step : plan.by_hand) out.line("- by hand: " + markdown_cell(plan::step_summary(step)));
   if (!plan.verified && !plan.remaining.empty()) {
-    out += "\nStill predicted after them:";
-    for (const rules::Finding& finding : plan.remaining) out += " `" + plan::finding_label(finding) + "`";
-    out += "\n";
+    std::string left = "Still predicted after them:";
+    for (const rules::Finding& finding : plan.remaining) left += " `" + rules::finding_label(finding.key()) + "`";
+    out.line();
+    out.line(left);
   }
-  out += "\n";
+  out.line();
 }
 
-void append_plan_html(std::string& out, const plan::Plan& plan) {
-  out += "<h2>Plan</h2>\n<p class=\"plan-headline\">" + html_text(headline(plan)) +
-         "</p>\n<ol class=\"plan\" id=\"plan\">\n";
+void append_plan_html(TextOut& out, const plan::Plan& plan) {
+  out.line("<h2>Plan</h2>");
+  out.line("<p class=\"plan-headline\">" + html_text(headline(plan)) + "</p>");
+  out.line("<ol class=\"plan\" id=\"plan\">");
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const plan::Step& step = plan.steps[i];
-    out += fmt::format("<li id=\"plan-step-{}\"><p>{}</p>\n", i + 1, html_text(plan::step_summary(step))) +
-           html_fix_list(plan::step_commands(step, plan.paths)) + "</li>\n";
+    out.line(fmt::format("<li id=\"plan-step-{}\"><p>{}</p>", i + 1, html_text(plan::step_summary(step))));
+    html_fix_list(out, plan::step_commands(step, plan.paths));
+    out.line("</li>");
   }
-  out += "</ol>\n";
-  for (const plan::Step& step : plan.by_hand) out += "<p>by hand: " + html_text(plan::step_summary(step)) + "</p>\n";
+  out.line("</ol>");
+  for (const plan::Step& step : plan.by_hand) out.line("<p>by hand: " + html_text(plan::step_summary(step)) + "</p>");
   if (!plan.verified && !plan.remaining.empty()) {
-    out += "<p>Still predicted after them:";
+    std::string left = "<p>Still predicted after them:";
     for (const rules::Finding& finding : plan.remaining)
-      out += " <code>" + html_text(plan::finding_label(finding)) + "</code>";
-    out += "</p>\n";
+      left += " <code>" + html_text(rules::finding_label(finding.key())) + "</code>";
+    out.line(left + "</p>");
   }
 }
 

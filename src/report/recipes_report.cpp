@@ -24,25 +24,24 @@ std::string covers_text(const rules::Recipe& recipe) {
 }
 
 void write_text(Sink& sink, const rules::RuleData& rules, const WriteStyle&) {
-  std::string out;
+  TextOut out(sink);
   for (const rules::Recipe& recipe : rules.recipes) {
     const std::string package = package_of(rules, recipe);
     const std::string what =
         recipe.applies == "import"
             ? fmt::format("--import {}", recipe.id)
             : fmt::format("at the start of every {} Python", recipe.applies == "conda" ? "conda" : "Microsoft Store");
-    out += wrap(fmt::format("{} ({}): {}", recipe.id, recipe.name, what), kTextWidth, "  ") + "\n";
+    out.wrapped("", fmt::format("{} ({}): {}", recipe.id, recipe.name, what), kTextWidth, "  ");
     if (!package.empty())
-      out += "  " + wrap(fmt::format("package: {}, {}", package, covers_text(recipe)), kTextWidth - 2, "    ") + "\n";
-    if (!recipe.extends.empty()) out += "  extends: " + recipe.extends + "\n";
-    out += "  " + wrap("code: " + recipe.code, kTextWidth - 2, "    ") + "\n";
-    out += "  " +
-           wrap(fmt::format("{} step{}; defined at {}", recipe.steps.size(), recipe.steps.size() == 1 ? "" : "s",
+      out.wrapped("  ", fmt::format("package: {}, {}", package, covers_text(recipe)), kTextWidth - 2, "    ");
+    if (!recipe.extends.empty()) out.line("  extends: " + recipe.extends);
+    out.wrapped("  ", "code: " + recipe.code, kTextWidth - 2, "    ");
+    out.wrapped("  ",
+                fmt::format("{} step{}; defined at {}", recipe.steps.size(), recipe.steps.size() == 1 ? "" : "s",
                             recipe.source),
-                kTextWidth - 2, "    ") +
-           "\n\n";
+                kTextWidth - 2, "    ");
+    out.line();
   }
-  sink.put(out);
 }
 
 void write_json(Sink& sink, const rules::RuleData& rules, const WriteStyle&) {
@@ -72,7 +71,7 @@ void write_json(Sink& sink, const rules::RuleData& rules, const WriteStyle&) {
 }  // namespace
 
 const Writers<rules::RuleData>& recipes_writers() {
-  static const Writers<rules::RuleData> writers{{"text", write_text}, {"json", write_json, true}};
+  static const Writers<rules::RuleData> writers{{"text", write_text}, {"json", write_json}};
   return writers;
 }
 

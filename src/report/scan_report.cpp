@@ -7,7 +7,7 @@
 
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/report/closure_report.hpp"
-#include "dlldoctor/report/display.hpp"
+#include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/html_page.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/report/legend.hpp"
@@ -95,8 +95,8 @@ ScanSummary summarize(const ScanInput& input) {
 
   if (input.findings) {
     for (const rules::Finding& finding : *input.findings) {
-      summary.mixed_folders.push_back({finding.evidence.value("host_folder", std::string()),
-                                       finding.evidence.value("mixes", std::string()), &finding});
+      if (finding.folder_mix)
+        summary.mixed_folders.push_back({finding.folder_mix->host_folder, finding.folder_mix->mixes, &finding});
     }
     // By folder, as the scan lists them (the rule engine gives errors first).
     std::stable_sort(
@@ -220,40 +220,40 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
   const auto& result = *input.result;
   auto warn = [&](const std::string& text) { return color ? "\x1b[33m" + text + "\x1b[0m" : text; };
   auto red = [&](const std::string& text) { return color ? "\x1b[31m" + text + "\x1b[0m" : text; };
-  std::string out;
-  auto it = std::back_inserter(out);
+  TextOut out(sink);
   // A line that names a path: `whole` when it fits in kTextWidth columns, otherwise `shorter` with the
-  // path on a line of its own below it, so that what is said about the path stays readable. Names are
-  // written printable: a control character in one cannot move the cursor or end a line.
+  // path on a line of its own below it, so that what is said about the path stays readable.
   const auto put = [&](const std::string& whole, const std::string& shorter, const std::string& path) {
-    out += columns(whole) <= kTextWidth ? whole + "\n" : shorter + "\n    " + path + "\n";
+    if (columns(whole) <= kTextWidth) return out.line(whole);
+    out.line(shorter);
+    out.line("    " + path);
   };
   const auto name = [](const std::string& path) { return scan::printable(path); };
-  fmt::format_to(it, "Scanned {} folders ({} entries): {} copies of {} DLL names.\n", result.folders, result.entries,
-                 result.files.size(), summary.groups.size());
+  out.line(fmt::format("Scanned {} folders ({} entries): {} copies of {} DLL names.", result.folders, result.entries,
+                       result.files.size(), summary.groups.size()));
   for (const auto& f : summary.families) {
     std::string versions;
     for (const auto& v : f.versions) versions += (versions.empty() ? "" : ", ") + v;
-    fmt::format_to(it, "{}: {}{}\n", f.family->name, versions,
-                   f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string());
+    out.line(fmt::format("{}: {}{}", f.family->name, versions,
+                         f.versions.size() > 1 ? warn(" (more than one version on this disk)") : std::string()));
   }
   for (const auto& m : summary.mixed_folders) {
     const std::string label = m.finding->severity == rules::Severity::Error ? red("error:") : warn("warning:");
     put(fmt::format("{} {} mixes {}", label, name(m.folder), m.what),
         fmt::format("{} this folder mixes {}:", label, m.what), name(m.folder));
     if (m.finding->fix.empty()) continue;
-    fmt::format_to(it, "  [{}] fix:\n", m.finding->id);
-    for (const std::string& line : m.finding->fix) out += fix_text(line);
+    out.line(fmt::format("  [{}] fix:", m.finding->id));
+    for (const std::string& line : m.finding->fix) out.fix(line);
   }
-  if (input.findings) out += legend_text(report_placeholders({}, *input.findings));
+  if (input.findings) legend_text(out, report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups) {
     put(fmt::format("backup copy: {} ({})", name(b->path), version_text(*b)),
         fmt::format("backup copy ({}):", version_text(*b)), name(b->path));
   }
-  if (input.search) fmt::format_to(it, "search: {}\n", input.search->description);
+  if (input.search) out.line("search: " + input.search->description);
   for (const auto& group : summary.groups) {
-    fmt::format_to(it, "\n{}{}\n", group.copies.front()->name,
-                   group.family ? " (" + group.family->name + ")" : std::string());
+    out.line();
+    out.line(group.copies.front()->name + (group.family ? " (" + group.family->name + ")" : std::string()));
     // One layout for the whole group, so that its rows stay a table: paths on their own lines when
     // one row would not fit.
     struct Row {
@@ -271,12 +271,16 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
       rows.push_back(std::move(row));
     }
     for (const auto& row : rows) {
-      out += fits ? row.before_path + "  " + row.path + row.tail + "\n"
-                  : row.before_path + row.tail + "\n    " + row.path + "\n";
+      if (fits) {
+        out.line(row.before_path + "  " + row.path + row.tail);
+      } else {
+        out.line(row.before_path + row.tail);
+        out.line("    " + row.path);
+      }
     }
     for (const auto& same : group.identical) {
-      fmt::format_to(it, "  identical: {} copies of {} ({} bytes)\n", same.size(), version_text(*same.front()),
-                     same.front()->size);
+      out.line(fmt::format("  identical: {} copies of {} ({} bytes)", same.size(), version_text(*same.front()),
+                           same.front()->size));
     }
   }
   for (const auto& root : result.missing_roots) {
@@ -285,7 +289,8 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
   }
   if (result.unreadable_folders) {
     const std::string example = result.unreadable_examples.empty() ? "" : result.unreadable_examples.front();
-    const std::string said = fmt::format("\n{} folders could not be read (skipped), e.g.", result.unreadable_folders);
+    const std::string said = fmt::format("{} folders could not be read (skipped), e.g.", result.unreadable_folders);
+    out.line();
     put(said + " " + example, said, example);
   }
   if (result.unreadable_files) {
@@ -294,7 +299,7 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
         fmt::format("{} files could not be read (no permission, or locked), e.g.", result.unreadable_files);
     put(said + " " + example, said, example);
   }
-  if (result.vanished) fmt::format_to(it, "{} files or folders vanished during the scan\n", result.vanished);
+  if (result.vanished) out.line(fmt::format("{} files or folders vanished during the scan", result.vanished));
   for (const auto& invalid : result.invalid_names)
     put("name that is not UTF-8: " + invalid, "name that is not UTF-8:", invalid);
   if (input.rules) {
@@ -302,10 +307,9 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
     if (origin.folder) {
       put("rules: " + origin.text(), "rules: " + origin.summary() + ":", *origin.folder);
     } else {
-      out += "rules: " + origin.text() + "\n";
+      out.line("rules: " + origin.text());
     }
   }
-  sink.put(out);
 }
 
 void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
@@ -314,64 +318,79 @@ void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
   const auto& result = *input.result;
   // Inside a `code span`, in a paragraph or a table cell: readable UTF-8, no '|' that ends the cell.
   auto code = [](const std::string& path) { return "`" + markdown_cell(scan::printable(path)) + "`"; };
-  std::string out;
-  auto it = std::back_inserter(out);
+  TextOut out(sink);
   std::string roots;
   for (const auto& root : input.options->roots) roots += (roots.empty() ? "" : ", ") + code(root);
-  fmt::format_to(it, "## dlldoctor scan\n\nScanned {} folders ({} entries) under {}: {} copies of {} DLL names.\n\n",
-                 result.folders, result.entries, roots, result.files.size(), summary.groups.size());
+  out.line("## dlldoctor scan");
+  out.line();
+  out.line(fmt::format("Scanned {} folders ({} entries) under {}: {} copies of {} DLL names.", result.folders,
+                       result.entries, roots, result.files.size(), summary.groups.size()));
+  out.line();
   for (const auto& f : summary.families) {
-    fmt::format_to(it, "- **{}**: {}{}\n", f.family->name, fmt::join(f.versions, ", "),
-                   f.versions.size() > 1 ? " — more than one version on this disk" : "");
+    out.line(fmt::format("- **{}**: {}{}", f.family->name, fmt::join(f.versions, ", "),
+                         f.versions.size() > 1 ? " — more than one version on this disk" : ""));
   }
   for (const auto& m : summary.mixed_folders) {
-    fmt::format_to(it, "- {} {} mixes {} (`{}`)\n",
-                   m.finding->severity == rules::Severity::Error ? ":x: **error**" : ":warning:", code(m.folder),
-                   m.what, m.finding->id);
+    out.line(fmt::format("- {} {} mixes {} (`{}`)",
+                         m.finding->severity == rules::Severity::Error ? ":x: **error**" : ":warning:", code(m.folder),
+                         m.what, m.finding->id));
     if (m.finding->fix.empty()) continue;
-    out += "\n  ```powershell\n";
-    for (const std::string& line : m.finding->fix) out += "  " + line + "\n";
-    out += "  ```\n\n";
+    out.line();
+    out.line("  ```powershell");
+    for (const std::string& line : m.finding->fix) out.line("  " + line);
+    out.line("  ```");
+    out.line();
   }
-  if (input.findings) out += legend_markdown(report_placeholders({}, *input.findings));
-  for (const auto* b : summary.backups) fmt::format_to(it, "- backup copy {} ({})\n", code(b->path), version_text(*b));
-  if (input.search) fmt::format_to(it, "- search: {}\n", input.search->description);
-  out += input.search ? "\n| DLL | version | machine | size | path | search |\n| --- | --- | --- | ---: | --- | --- |\n"
-                      : "\n| DLL | version | machine | size | path |\n| --- | --- | --- | ---: | --- |\n";
+  if (input.findings) legend_markdown(out, report_placeholders({}, *input.findings));
+  for (const auto* b : summary.backups) out.line(fmt::format("- backup copy {} ({})", code(b->path), version_text(*b)));
+  if (input.search) out.line("- search: " + input.search->description);
+  out.line();
+  if (input.search) {
+    out.line("| DLL | version | machine | size | path | search |");
+    out.line("| --- | --- | --- | ---: | --- | --- |");
+  } else {
+    out.line("| DLL | version | machine | size | path |");
+    out.line("| --- | --- | --- | ---: | --- |");
+  }
   for (const auto& group : summary.groups) {
     for (const auto* copy : group.copies) {
       std::string where = code(copy->path);
       if (!copy->error.empty()) where += " (" + markdown_cell(copy->error) + ")";
       if (input.search) where += std::string(" | ") + search_status(*input.search, *copy);
-      fmt::format_to(it, "| {} | {} | {} | {} | {} |\n", markdown_cell(group.key), version_text(*copy),
-                     copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, where);
+      out.line(fmt::format("| {} | {} | {} | {} | {} |", markdown_cell(group.key), version_text(*copy),
+                           copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size, where));
     }
   }
   bool identical_heading = false;
   for (const auto& group : summary.groups) {
     for (const auto& same : group.identical) {
-      if (!identical_heading) out += "\nIdentical copies (hard links, or the same build):\n\n";
+      if (!identical_heading) {
+        out.line();
+        out.line("Identical copies (hard links, or the same build):");
+        out.line();
+      }
       identical_heading = true;
       std::string paths;
       for (const auto* copy : same) paths += (paths.empty() ? "" : ", ") + code(copy->path);
-      fmt::format_to(it, "- {} {} ({} bytes): {}\n", group.key, version_text(*same.front()), same.front()->size, paths);
+      out.line(
+          fmt::format("- {} {} ({} bytes): {}", group.key, version_text(*same.front()), same.front()->size, paths));
     }
   }
-  out += "\n";
-  for (const auto& root : result.missing_roots) fmt::format_to(it, "- :warning: {}: no such folder\n", code(root));
+  out.line();
+  for (const auto& root : result.missing_roots) out.line(fmt::format("- :warning: {}: no such folder", code(root)));
   if (result.unreadable_folders) {
-    fmt::format_to(it, "- {} folders could not be read (skipped), e.g. {}\n", result.unreadable_folders,
-                   code(result.unreadable_examples.front()));
+    out.line(fmt::format("- {} folders could not be read (skipped), e.g. {}", result.unreadable_folders,
+                         code(result.unreadable_examples.front())));
   }
   if (result.unreadable_files) {
-    fmt::format_to(it, "- {} files could not be read (no permission, or locked), e.g. {}\n", result.unreadable_files,
-                   code(result.unreadable_file_examples.front()));
+    out.line(fmt::format("- {} files could not be read (no permission, or locked), e.g. {}", result.unreadable_files,
+                         code(result.unreadable_file_examples.front())));
   }
-  if (result.vanished) fmt::format_to(it, "- {} files or folders vanished during the scan\n", result.vanished);
-  for (const auto& name : result.invalid_names) fmt::format_to(it, "- name that is not UTF-8: {}\n", code(name));
-  fmt::format_to(it, "\n<sub>dlldoctor {}{}</sub>\n", input.tool_version,
-                 input.rules ? ", rules: " + code(input.rules->origin.text()) : std::string());
-  sink.put(out);
+  if (result.vanished) out.line(fmt::format("- {} files or folders vanished during the scan", result.vanished));
+  for (const auto& name : result.invalid_names) out.line(fmt::format("- name that is not UTF-8: {}", code(name)));
+  out.line();
+  out.line(fmt::format("<sub>dlldoctor {}{}</sub>", input.tool_version,
+                       input.rules ? ", rules: " + code(input.rules->origin.text()) : std::string()));
 }
 
 // Every copy grouped by DLL name and version, with a filter box; the folder findings with their fixes.
@@ -380,43 +399,44 @@ void write_html(Sink& sink, const ScanView& view, const WriteStyle&) {
   const ScanSummary& summary = view.summary();
   const auto& result = *input.result;
   const auto name = [](const std::string& path) { return html_text(scan::printable(path)); };
-  std::string out = html_page_start("dlldoctor scan");
-  auto it = std::back_inserter(out);
+  TextOut out(sink);
+  html_page_start(out, "dlldoctor scan");
   std::string roots;
   for (const auto& root : input.options->roots)
     roots += (roots.empty() ? "" : ", ") + ("<code>" + name(root) + "</code>");
-  fmt::format_to(it,
-                 "<h1>dlldoctor scan</h1>\n<p id=\"summary\">Scanned {} folders ({} entries) under {}: {} copies of {} "
-                 "DLL names.</p>\n",
-                 result.folders, result.entries, roots, result.files.size(), summary.groups.size());
+  out.line("<h1>dlldoctor scan</h1>");
+  out.line(fmt::format("<p id=\"summary\">Scanned {} folders ({} entries) under {}: {} copies of {} DLL names.</p>",
+                       result.folders, result.entries, roots, result.files.size(), summary.groups.size()));
   if (!summary.families.empty()) {
-    out += "<ul>\n";
+    out.line("<ul>");
     for (const auto& f : summary.families) {
-      fmt::format_to(it, "<li><b>{}</b>: {}{}</li>\n", html_text(f.family->name),
-                     html_text(fmt::format("{}", fmt::join(f.versions, ", "))),
-                     f.versions.size() > 1 ? " (more than one version on this disk)" : "");
+      out.line(fmt::format("<li><b>{}</b>: {}{}</li>", html_text(f.family->name),
+                           html_text(fmt::format("{}", fmt::join(f.versions, ", "))),
+                           f.versions.size() > 1 ? " (more than one version on this disk)" : ""));
     }
-    out += "</ul>\n";
+    out.line("</ul>");
   }
   for (const auto& m : summary.mixed_folders) {
     const std::string_view severity = rules::severity_name(m.finding->severity);
-    fmt::format_to(it,
-                   "<div class=\"finding\"><p><span class=\"severity severity-{}\">{}</span> <code>{}</code> <span "
-                   "class=\"path\">{}</span> mixes {}</p>\n<p>{}</p>\n",
-                   severity, severity, html_text(m.finding->id), name(m.folder), html_text(m.what),
-                   html_text(m.finding->message));
-    if (!m.finding->fix.empty()) out += html_fix_list(m.finding->fix);
-    out += "</div>\n";
+    out.line(
+        fmt::format("<div class=\"finding\"><p><span class=\"severity severity-{}\">{}</span> <code>{}</code> <span "
+                    "class=\"path\">{}</span> mixes {}</p>",
+                    severity, severity, html_text(m.finding->id), name(m.folder), html_text(m.what)));
+    out.line("<p>" + html_text(m.finding->message) + "</p>");
+    if (!m.finding->fix.empty()) html_fix_list(out, m.finding->fix);
+    out.line("</div>");
   }
-  if (input.findings) out += legend_html(report_placeholders({}, *input.findings));
+  if (input.findings) legend_html(out, report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups)
-    fmt::format_to(it, "<p>backup copy <span class=\"path\">{}</span> ({})</p>\n", name(b->path), version_text(*b));
-  if (input.search) fmt::format_to(it, "<p>search: {}</p>\n", html_text(input.search->description));
-  out +=
-      "<h2>Copies</h2>\n<input class=\"filter\" data-target=\"copies\" type=\"search\" placeholder=\"filter: a DLL, a "
-      "version, a folder\">\n"
-      "<table id=\"copies\">\n<thead><tr><th>version</th><th>machine</th><th>size</th><th>path</th>";
-  out += input.search ? "<th>search</th></tr></thead>\n" : "</tr></thead>\n";
+    out.line(fmt::format("<p>backup copy <span class=\"path\">{}</span> ({})</p>", name(b->path), version_text(*b)));
+  if (input.search) out.line("<p>search: " + html_text(input.search->description) + "</p>");
+  out.line("<h2>Copies</h2>");
+  out.line(
+      "<input class=\"filter\" data-target=\"copies\" type=\"search\" placeholder=\"filter: a DLL, a version, a "
+      "folder\">");
+  out.line("<table id=\"copies\">");
+  out.line(std::string("<thead><tr><th>version</th><th>machine</th><th>size</th><th>path</th>") +
+           (input.search ? "<th>search</th></tr></thead>" : "</tr></thead>"));
   for (const auto& group : summary.groups) {
     // One body per DLL name and version: the filter hides a heading whose copies are all hidden.
     std::vector<std::string> versions;
@@ -425,46 +445,65 @@ void write_html(Sink& sink, const ScanView& view, const WriteStyle&) {
         versions.push_back(version_text(*copy));
     }
     for (const std::string& version : versions) {
-      fmt::format_to(it, "<tbody>\n<tr class=\"group\"><th colspan=\"{}\">{}{} &mdash; {}</th></tr>\n",
-                     input.search ? 5 : 4, name(group.copies.front()->name),
-                     group.family ? " (" + html_text(group.family->name) + ")" : std::string(), html_text(version));
+      out.line("<tbody>");
+      out.line(fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}{} &mdash; {}</th></tr>", input.search ? 5 : 4,
+                           name(group.copies.front()->name),
+                           group.family ? " (" + html_text(group.family->name) + ")" : std::string(),
+                           html_text(version)));
       for (const auto* copy : group.copies) {
         if (version_text(*copy) != version) continue;
         // The DLL's name is in each row too, hidden, so that the filter finds its copies by name.
-        fmt::format_to(it, "<tr><td>{}<span hidden> {}</span></td><td>{}</td><td>{}</td><td class=\"path\">{}{}</td>",
-                       html_text(version), name(group.key), copy->machine ? pe::machine_name(*copy->machine) : "-",
-                       copy->size, name(copy->path),
-                       copy->error.empty() ? "" : " <span class=\"note\">" + html_text(copy->error) + "</span>");
-        if (input.search) fmt::format_to(it, "<td>{}</td>", search_status(*input.search, *copy));
-        out += "</tr>\n";
+        std::string row = fmt::format(
+            "<tr><td>{}<span hidden> {}</span></td><td>{}</td><td>{}</td><td class=\"path\">{}{}</td>",
+            html_text(version), name(group.key), copy->machine ? pe::machine_name(*copy->machine) : "-", copy->size,
+            name(copy->path), copy->error.empty() ? "" : " <span class=\"note\">" + html_text(copy->error) + "</span>");
+        if (input.search) row += fmt::format("<td>{}</td>", search_status(*input.search, *copy));
+        out.line(row + "</tr>");
       }
-      out += "</tbody>\n";
+      out.line("</tbody>");
     }
   }
-  out += "</table>\n";
+  out.line("</table>");
   for (const auto& root : result.missing_roots)
-    fmt::format_to(it, "<p>warning: <span class=\"path\">{}</span>: no such folder</p>\n", name(root));
+    out.line(fmt::format("<p>warning: <span class=\"path\">{}</span>: no such folder</p>", name(root)));
   if (result.unreadable_folders) {
-    fmt::format_to(it, "<p>{} folders could not be read (skipped), e.g. <span class=\"path\">{}</span></p>\n",
-                   result.unreadable_folders, name(result.unreadable_examples.front()));
+    out.line(fmt::format("<p>{} folders could not be read (skipped), e.g. <span class=\"path\">{}</span></p>",
+                         result.unreadable_folders, name(result.unreadable_examples.front())));
   }
   if (result.unreadable_files) {
-    fmt::format_to(
-        it, "<p>{} files could not be read (no permission, or locked), e.g. <span class=\"path\">{}</span></p>\n",
-        result.unreadable_files, name(result.unreadable_file_examples.front()));
+    out.line(
+        fmt::format("<p>{} files could not be read (no permission, or locked), e.g. <span class=\"path\">{}</span></p>",
+                    result.unreadable_files, name(result.unreadable_file_examples.front())));
   }
-  if (result.vanished) fmt::format_to(it, "<p>{} files or folders vanished during the scan</p>\n", result.vanished);
+  if (result.vanished) out.line(fmt::format("<p>{} files or folders vanished during the scan</p>", result.vanished));
   for (const auto& invalid : result.invalid_names)
-    fmt::format_to(it, "<p>name that is not UTF-8: <span class=\"path\">{}</span></p>\n", name(invalid));
-  fmt::format_to(it, "<p><small>dlldoctor {}{}</small></p>\n", html_text(input.tool_version),
-                 input.rules ? ", rules: " + html_text(input.rules->origin.text()) : std::string());
-  out += html_page_end();
-  sink.put(out);
+    out.line(fmt::format("<p>name that is not UTF-8: <span class=\"path\">{}</span></p>", name(invalid)));
+  out.line(fmt::format("<p><small>dlldoctor {}{}</small></p>", html_text(input.tool_version),
+                       input.rules ? ", rules: " + html_text(input.rules->origin.text()) : std::string()));
+  html_page_end(out);
 }
 
 }  // namespace
 
-ScanView::ScanView(const ScanInput& input) : input_(input), summary_(std::make_unique<ScanSummary>(summarize(input))) {}
+namespace {
+
+ScanInput input_of(const session::ScanRun& run, const Stamp& stamp) {
+  ScanInput input;
+  input.tool_version = stamp.tool_version;
+  input.generated_at = stamp.generated_at;
+  input.options = &run.options;
+  input.result = &run.result;
+  input.rules = run.rules;
+  input.search = run.search ? &*run.search : nullptr;
+  input.findings = &run.checks.findings;
+  input.windows_path = run.windows_path;
+  return input;
+}
+
+}  // namespace
+
+ScanView::ScanView(const session::ScanRun& run, const Stamp& stamp)
+    : input_(input_of(run, stamp)), summary_(std::make_unique<ScanSummary>(summarize(input_))) {}
 
 ScanView::~ScanView() = default;
 
@@ -476,7 +515,7 @@ std::size_t ScanView::errors() const {
 
 const Writers<ScanView>& scan_writers() {
   static const Writers<ScanView> writers{
-      {"text", write_text}, {"json", write_json, true}, {"markdown", write_markdown}, {"html", write_html}};
+      {"text", write_text}, {"json", write_json}, {"markdown", write_markdown}, {"html", write_html}};
   return writers;
 }
 

@@ -92,7 +92,7 @@ void write_json(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
 // Written for 80 columns like the closure report (docs/DECISIONS.md): a heading and a message wrap, a
 // path too long for its line moves to a line of its own, and only a fix command (pasted whole) runs on.
 void write_text(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
-  std::string out;
+  TextOut out(sink);
   std::size_t errors = 0, warnings = 0;
   for (const rules::Finding& f : report.findings) {
     if (f.severity == rules::Severity::Error) ++errors;
@@ -104,24 +104,28 @@ void write_text(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
                  : fmt::format("cuDNN SDK in {}: usable{}{}", report.root,
                                report.header_version ? ", cuDNN " + report.header_version->to_string() : "",
                                warnings > 0 ? fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s") : "");
-  out += wrap(verdict, kTextWidth, "  ", {report.root}) + "\n";
+  out.wrapped("", verdict, kTextWidth, "  ", {report.root});
   for (const rules::Finding& f : report.findings) {
-    out += "\n" +
-           wrap(fmt::format("{} [{}] {}: {}{}", rules::severity_name(f.severity), f.id, f.failure_mode, f.title,
+    out.line();
+    out.wrapped("",
+                fmt::format("{} [{}] {}: {}{}", rules::severity_name(f.severity), f.id, f.failure_mode, f.title,
                             f.module.empty() ? "" : " (" + f.module + ")"),
-                kTextWidth, "  ") +
-           "\n";
-    out += "  " + wrap(f.message, kTextWidth - 2, "  ") + "\n";
-    for (const std::string& command : f.fix) out += fix_text(command);
+                kTextWidth, "  ");
+    out.wrapped("  ", f.message, kTextWidth - 2, "  ");
+    for (const std::string& command : f.fix) out.fix(command);
   }
-  if (const std::string legend = legend_text(report_placeholders({}, report.findings)); !legend.empty())
-    out += "\n" + legend.substr(0, legend.size() - 1);  // the inventory's heading brings its own blank line
+  const std::vector<rules::Placeholder> placeholders = report_placeholders({}, report.findings);
+  if (!placeholders.empty()) {
+    out.line();
+    legend_text(out, placeholders, /*blank_after=*/false);  // the inventory's heading brings its own blank line
+  }
   // "  label    text": the text wraps under itself. (wrap keeps no leading spaces: the indent goes first.)
   auto item = [&](const char* label, const std::string& text) {
-    out += "  " + wrap(fmt::format("{:<8} {}", label, text), kTextWidth - 2, std::string(11, ' ')) + "\n";
+    out.wrapped("  ", fmt::format("{:<8} {}", label, text), kTextWidth - 2, std::string(11, ' '));
   };
-  out += fmt::format("\nInventory ({} layout{})\n", rules::sdk_layout_name(report.layout),
-                     report.cuda_folder.empty() ? "" : ", CUDA folder " + report.cuda_folder);
+  out.line();
+  out.line(fmt::format("Inventory ({} layout{})", rules::sdk_layout_name(report.layout),
+                       report.cuda_folder.empty() ? "" : ", CUDA folder " + report.cuda_folder));
   item("header", report.header_version ? fmt::format("{} (CUDNN_VERSION {}) in {}", report.header_version->to_string(),
                                                      report.header_version->number(), report.header_version->header)
                                        : "no version found in " + report.include_dir);
@@ -143,15 +147,14 @@ void write_text(Sink& sink, const rules::SdkReport& report, const WriteStyle&) {
         dll.error.empty() ? fmt::format("{}  {}", dll.file_version ? dll.file_version->to_string() : "(no version)",
                                         pe::machine_name(dll.machine))
                           : dll.error;
-    out += "    " + wrap(fmt::format("{:<40} {}", dll.name, details), kTextWidth - 4, std::string(45, ' ')) + "\n";
+    out.wrapped("    ", fmt::format("{:<40} {}", dll.name, details), kTextWidth - 4, std::string(45, ' '));
   }
-  sink.put(out);
 }
 
 }  // namespace
 
 const Writers<rules::SdkReport>& sdk_writers() {
-  static const Writers<rules::SdkReport> writers{{"text", write_text}, {"json", write_json, true}};
+  static const Writers<rules::SdkReport> writers{{"text", write_text}, {"json", write_json}};
   return writers;
 }
 

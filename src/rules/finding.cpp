@@ -1,6 +1,8 @@
-#include <map>
-
 #include "dlldoctor/rules/finding.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
 
 namespace dlldoctor::rules {
 
@@ -29,6 +31,10 @@ const std::vector<std::string>& FixStep::values(const std::string& field) const 
 std::string FixStep::value(const std::string& field) const {
   const auto& all = values(field);
   return all.empty() ? std::string() : all.front();
+}
+
+std::string finding_label(const FindingKey& key) {
+  return fmt::format("[{}]{}", key.id, key.module.empty() ? std::string() : " (" + key.module + ")");
 }
 
 }  // namespace dlldoctor::rules

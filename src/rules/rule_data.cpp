@@ -612,6 +612,17 @@ Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std:
   return data;
 }
 
+std::vector<std::string> rule_files_read(const RuleData& rules) {
+  std::vector<std::string> read;
+  for (const std::string& file : rules.files) {
+    if (file.rfind("<built-in>/", 0) != 0) read.push_back(file);
+  }
+  std::vector<std::string> folders = rules.origin.extra;
+  if (rules.origin.folder) folders.insert(folders.begin(), *rules.origin.folder);
+  for (const std::string& folder : folders) read.push_back(from_fs_path(to_fs_path(folder) / kCompiledRulesFile));
+  return read;
+}
+
 std::vector<const Recipe*> recipe_chain(const RuleData& rules, const std::string& id) {
   std::vector<const Recipe*> chain;
   for (const Recipe* recipe = rules.recipe(id); recipe;

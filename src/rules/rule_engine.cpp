@@ -114,12 +114,13 @@ FixStep FindingSink::fill_step(const FindingRule::StepTemplate& step, const Vars
   return filled;
 }
 
-void FindingSink::emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
-                       nlohmann::ordered_json evidence, std::optional<Severity> severity) {
+Finding* FindingSink::emit(const std::string& id, const std::string& variant, const std::string& module,
+                           const Vars& vars, nlohmann::ordered_json evidence, std::optional<Severity> severity,
+                           std::vector<DllName> related) {
   const FindingRule* rule = rules_.finding(id);
   if (!rule) {
     output_.problems.push_back(fmt::format("no rule data for finding '{}'", id));
-    return;
+    return nullptr;
   }
   // A grouped finding ("several", "<variant>_several") falls back to its variant's own templates.
   const std::string single = variant == "several" ? "default"
@@ -137,7 +138,7 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   const std::string where = fmt::format("finding '{}' variant '{}' ({})", id, variant, rule->source);
   if (message == rule->messages.end() || fix == rule->fixes.end()) {
     output_.problems.push_back(where + ": no message or fix for this variant");
-    return;
+    return nullptr;
   }
   Finding finding;
   finding.id = id;
@@ -156,7 +157,19 @@ void FindingSink::emit(const std::string& id, const std::string& variant, const 
   if (auto says = pick(rule->says); says != rule->says.end())
     finding.says.push_back(fill(says->second, vars, where, false));
   finding.evidence = std::move(evidence);
+  if (closure_) {
+    const std::optional<DllName> named = module.empty() ? std::nullopt : std::optional<DllName>(module);
+    for (std::size_t i = 0; i < closure_->modules.size(); ++i) {
+      const DllName& key = closure_->modules[i].key;
+      if (named && key == *named) {
+        finding.modules.push_back(i);
+      } else if (std::find(related.begin(), related.end(), key) != related.end()) {
+        finding.related.push_back(i);
+      }
+    }
+  }
   output_.findings.push_back(std::move(finding));
+  return &output_.findings.back();
 }
 
 RuleOutput FindingSink::take() {
@@ -224,7 +237,8 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
   // A PATH entry cut short or quoted still says which folder the user meant.
   for (const env::PathEntry& entry : environment.path) {
     if (entry.completion)
-      request.named_folders.emplace_back(entry.completion->host, "the folder a damaged PATH entry meant");
+      request.named_folders.emplace_back(entry.completion->host,
+                                         env::CopySource{env::CopySource::Kind::DamagedPathEntry, {}});
   }
   for (const Family& family : rules.families) request.interesting.insert(family.members.begin(), family.members.end());
   for (const graph::Module& module : closure.modules) {
@@ -249,7 +263,8 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
         for (std::string place : family->wheel_places) {
           std::replace(place.begin(), place.end(), '\\', '/');
           // Once per folder, however many of the family's DLLs are missing.
-          std::pair<std::string, std::string> folder(packages + "/" + place, kPipWheel);
+          std::pair<std::string, env::CopySource> folder(packages + "/" + place,
+                                                         env::CopySource{env::CopySource::Kind::PipWheel, {}});
           if (std::find(request.named_folders.begin(), request.named_folders.end(), folder) ==
               request.named_folders.end())
             request.named_folders.push_back(std::move(folder));
@@ -264,7 +279,8 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
         module.resolution.failure != resolve::Failure::None)
       continue;
     if (std::find(family->main.begin(), family->main.end(), module.key) != family->main.end()) {
-      request.named_folders.emplace_back(folder_of(*module.resolution.path), "next to the main DLL");
+      request.named_folders.emplace_back(folder_of(*module.resolution.path),
+                                         env::CopySource{env::CopySource::Kind::NextToMainDll, {}});
     }
   }
   // "It is right there": a DLL's imports are not searched in that DLL's own folder, nor in the folders of
@@ -274,13 +290,15 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
     for (const std::string& importer : module.needed_by) {
       for (const graph::Module& by : closure.modules) {
         if (by.name == importer && by.resolution.path && by.resolution.failure == resolve::Failure::None)
-          request.named_folders.emplace_back(folder_of(*by.resolution.path), kNextToImporter + by.name);
+          request.named_folders.emplace_back(folder_of(*by.resolution.path),
+                                             env::CopySource{env::CopySource::Kind::NextToImporter, by.name});
       }
     }
   }
   for (const graph::Module& module : closure.modules) {
     if (module.resolution.path && module.resolution.failure == resolve::Failure::None)
-      request.named_folders.emplace_back(folder_of(*module.resolution.path), kNextToLoaded + module.name);
+      request.named_folders.emplace_back(folder_of(*module.resolution.path),
+                                         env::CopySource{env::CopySource::Kind::NextToLoaded, module.name});
   }
   // A DLL that loads from elsewhere than the folder its importer (or the program) shipped a copy in: that
   // copy is the one its importer was built with (Windows ML's System32 onnxruntime.dll beside a plugin's).
@@ -296,12 +314,12 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
           continue;
         const std::string beside = folder_of(*by.resolution.path);
         if (beside != folder && asked.insert(beside).second)
-          request.files.push_back({beside, module.name, kBesideImporter + by.name});
+          request.files.push_back({beside, module.name, {env::CopySource::Kind::BesideImporter, by.name}});
       }
     }
     const env::FolderRef& app = closure.process.app_dir;
     if (app.exists && app.host != folder && asked.insert(app.host).second)
-      request.files.push_back({app.host, module.name, kBesideProgram});
+      request.files.push_back({app.host, module.name, {env::CopySource::Kind::BesideProgram, {}}});
   }
   // The CUDA toolkits the registry or the process names (CUDA_PATH, CUDA_PATH_V13_0): where "another major
   // is installed" may be, wherever its installer put it.
@@ -342,6 +360,7 @@ const FrameworkInUse* framework_loading(const RuleInput& input, const graph::Mod
 
 RuleOutput run_rules(const RuleInput& input) {
   FindingSink sink(input.rules, CommandPaths::of(input.environment, input.closure, input.inventory));
+  sink.set_closure(input.closure);
   sink.set_error_wording([&input](const std::string& name, int code, Finding& finding) {
     // The failing module of that name (a name may also be a module that loaded fine elsewhere).
     const graph::Module* module = nullptr;

@@ -260,6 +260,7 @@ class SdkChecker {
     if (!path) return;
     SdkImportLibrary library;
     library.path = shown(*path);
+    files_.note_read(*path);
     auto contents = pe::read_import_library_file(*path);
     if (contents) {
       library.contents = std::move(*contents);
@@ -279,6 +280,7 @@ class SdkChecker {
       dll.name = name;
       const std::string path = env::join_path(bin_dir_, name);
       dll.path = shown(path);
+      files_.note_read(path);
       auto image = pe::read_image_file(path, parts);
       if (image) {
         dll.machine = image->machine;

@@ -1,4 +1,4 @@
-#include "dlldoctor/report/stack.hpp"
+#include "dlldoctor/session/stack.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,7 +11,7 @@
 #include "dlldoctor/rules/cuda_versions.hpp"
 #include "dlldoctor/rules/recipe_chain.hpp"
 
-namespace dlldoctor::report {
+namespace dlldoctor::session {
 namespace {
 
 using graph::Module;
@@ -59,29 +59,17 @@ std::vector<Group> groups_of(const graph::Closure& closure, const rules::RuleDat
   return groups;
 }
 
-// Every text a finding names: its module, and every string in its evidence (DLL names and paths).
-void collect_texts(const nlohmann::ordered_json& value, std::set<std::string>& texts) {
-  if (value.is_string()) texts.insert(value.get<std::string>());
-  if (value.is_structured()) {
-    for (const auto& item : value) collect_texts(item, texts);
-  }
-}
-
-bool names_module(const std::set<std::string>& texts, const Module& module) {
-  return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) {
-    // A bare name is the module's when the loader would take it for it; a path only when it is the very file.
-    if (base_name(text) == text) return DllName(text) == module.key;
-    return text == module.resolution.path || text == module.resolution.windows_path;
-  });
-}
-
-std::vector<std::string> concerning(const Group& group, const std::vector<std::set<std::string>>& named,
+// The ids of the findings about one of the group's modules (Finding::modules and related), in report order.
+std::vector<std::string> concerning(const Group& group, const graph::Closure& closure,
                                     const std::vector<rules::Finding>& findings) {
   std::vector<std::string> ids;
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    const bool names_one = std::any_of(group.modules.begin(), group.modules.end(),
-                                       [&](const Module* m) { return names_module(named[i], *m); });
-    if (names_one && std::find(ids.begin(), ids.end(), findings[i].id) == ids.end()) ids.push_back(findings[i].id);
+  for (const rules::Finding& finding : findings) {
+    const bool about_one = std::any_of(group.modules.begin(), group.modules.end(), [&](const Module* m) {
+      const auto index = static_cast<std::size_t>(m - closure.modules.data());
+      return std::find(finding.modules.begin(), finding.modules.end(), index) != finding.modules.end() ||
+             std::find(finding.related.begin(), finding.related.end(), index) != finding.related.end();
+    });
+    if (about_one && std::find(ids.begin(), ids.end(), finding.id) == ids.end()) ids.push_back(finding.id);
   }
   return ids;
 }
@@ -98,8 +86,7 @@ std::string release_of(const Family& family, const std::vector<const Module*>& m
   return {};
 }
 
-StackEntry entry_of(Group group, const std::vector<std::set<std::string>>& named,
-                    const std::vector<rules::Finding>& findings) {
+StackEntry entry_of(Group group, const graph::Closure& closure, const std::vector<rules::Finding>& findings) {
   // The main DLL (cudart, the cuDNN dispatcher, msvcp140) leads: its path and step are the entry's.
   std::stable_partition(group.modules.begin(), group.modules.end(), [&](const Module* m) {
     return std::find(group.family->main.begin(), group.family->main.end(), m->key) != group.family->main.end();
@@ -117,7 +104,7 @@ StackEntry entry_of(Group group, const std::vector<std::set<std::string>>& named
   entry.windows_path = first.resolution.windows_path;
   entry.found_by = first.resolution.found_by;
   entry.assumed = first.resolution.assumed;
-  entry.findings = concerning(group, named, findings);
+  entry.findings = concerning(group, closure, findings);
   return entry;
 }
 
@@ -192,15 +179,10 @@ std::vector<StackFramework> frameworks_of(const Stack& stack, const recipes::Exp
 
 Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules, const std::vector<rules::Finding>& findings,
                const recipes::Expansion* expansion) {
-  std::vector<std::set<std::string>> named(findings.size());
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    if (!findings[i].module.empty()) named[i].insert(findings[i].module);
-    collect_texts(findings[i].evidence, named[i]);
-  }
   Stack stack;
   for (Group& group : groups_of(closure, rules)) {
     const Family& family = *group.family;
-    add_entry(stack, family, entry_of(std::move(group), named, findings), rules);
+    add_entry(stack, family, entry_of(std::move(group), closure, findings), rules);
   }
   if (expansion) stack.frameworks = frameworks_of(stack, *expansion, rules);
   return stack;
@@ -239,4 +221,4 @@ std::string stack_where(const StackEntry& entry) {
                        : entry.windows_path.value_or(entry.path.value_or(""));
 }
 
-}  // namespace dlldoctor::report
+}  // namespace dlldoctor::session

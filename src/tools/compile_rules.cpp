@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "dlldoctor/core/fs.hpp"
+#include "dlldoctor/core/output_file.hpp"
 #include "dlldoctor/rules/compiled_rules.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 
@@ -37,17 +38,13 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\n", bytes.error().message);
     return 1;
   }
-  const fs::path partial = to_fs_path(folder) / (std::string(rules::kCompiledRulesFile) + ".partial");
-  std::FILE* out = open_output_file(from_fs_path(partial));
-  bool written = out && std::fwrite(bytes->data(), 1, bytes->size(), out) == bytes->size();
-  if (out && std::fclose(out) != 0) written = false;
-  if (!written) {
-    fmt::print(stderr, "{}: cannot write\n", from_fs_path(partial));
+  auto out = OutputFile::open(from_fs_path(output));
+  if (!out || !out->write(*bytes)) {
+    fmt::print(stderr, "{}: cannot write\n", from_fs_path(output));
     return 1;
   }
-  fs::rename(partial, output, ec);
-  if (ec) {
-    fmt::print(stderr, "{}: {}\n", from_fs_path(output), ec.message());
+  if (std::optional<Error> error = out->commit()) {
+    fmt::print(stderr, "{}\n", error->message);
     return 1;
   }
   return 0;

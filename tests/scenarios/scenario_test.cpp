@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -25,6 +26,21 @@ const fs::path kScenarios = DLLDOCTOR_SCENARIOS_DIR;
 const fs::path kFixtures = DLLDOCTOR_FIXTURES_DIR;
 const std::string kDlldoctor = DLLDOCTOR_BINARY;
 const fs::path kWork = DLLDOCTOR_SCENARIO_WORK_DIR;
+
+// DLLDOCTOR_SCENARIO_SHARD=K/N: this process runs every N-th scenario from the K-th (1-based), so that CTest
+// runs N processes side by side (tests/CMakeLists.txt); unset, all of them.
+std::vector<Scenario> scenarios_of_this_shard() {
+  std::vector<Scenario> all = dlldoctor::test::load_scenarios(kScenarios);
+  const char* shard = std::getenv("DLLDOCTOR_SCENARIO_SHARD");
+  if (shard == nullptr || *shard == '\0') return all;
+  const std::string text = shard;
+  const std::size_t slash = text.find('/');
+  const std::size_t k = std::stoul(text.substr(0, slash)), n = std::stoul(text.substr(slash + 1));
+  REQUIRE_MESSAGE((k >= 1 && k <= n), "DLLDOCTOR_SCENARIO_SHARD=" << text << ": write K/N with 1 <= K <= N");
+  std::vector<Scenario> mine;
+  for (std::size_t i = k - 1; i < all.size(); i += n) mine.push_back(std::move(all[i]));
+  return mine;
+}
 
 struct RunResult {
   std::vector<std::string> failures;
@@ -74,7 +90,7 @@ TEST_CASE("scenarios: every entry of known_failures.txt names a scenario") {
 }
 
 TEST_CASE("scenarios: the simulator against tests/scenarios/*.toml") {
-  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  const auto scenarios = scenarios_of_this_shard();
   REQUIRE(!scenarios.empty());
   std::map<std::string, std::string> known;
   for (const auto& k : dlldoctor::test::load_known_failures(kScenarios / "known_failures.txt"))
@@ -104,7 +120,7 @@ TEST_CASE("scenarios: the simulator against tests/scenarios/*.toml") {
 // Runs after the scenarios (doctest keeps file order): every report they printed must match the schema
 // published in docs/, checked by an independent validator (python3-jsonschema).
 TEST_CASE("scenarios: every report validates against docs/report-schema.json") {
-  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  const auto scenarios = scenarios_of_this_shard();
   std::vector<std::string> argv{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, DLLDOCTOR_REPORT_SCHEMA};
   for (const auto& s : scenarios) {
     const fs::path report = kWork / "reports" / (s.name + ".json");
@@ -118,7 +134,7 @@ TEST_CASE("scenarios: every report validates against docs/report-schema.json") {
 }
 
 TEST_CASE("scenarios: two runs print the same bytes in every format, apart from generated_at") {
-  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  const auto scenarios = scenarios_of_this_shard();
   REQUIRE(!scenarios.empty());
   auto without_time = [](std::string text) {
     const auto at = text.find("generated_at");
@@ -160,7 +176,7 @@ std::vector<std::string> serious(const json& findings, bool from_plan) {
 // next run's --path), and the next run must report what the plan predicted: HEALTHY for a verified plan,
 // the same remaining findings otherwise. The overlay's prediction and the disk must agree.
 TEST_CASE("scenarios: every plan, carried out on a copy of the tree, gives what it predicted") {
-  const auto scenarios = dlldoctor::test::load_scenarios(kScenarios);
+  const auto scenarios = scenarios_of_this_shard();
   std::size_t carried = 0, verified = 0;
   std::vector<std::string> not_carried;
   for (const Scenario& s : scenarios) {

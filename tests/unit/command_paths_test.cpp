@@ -21,6 +21,17 @@ std::size_t lines_naming(const std::string& legend) {
   for (std::size_t at = legend.find("\n  <"); at != std::string::npos; at = legend.find("\n  <", at + 1)) ++lines;
   return lines;
 }
+
+// The legend as the text reports write it.
+std::string legend_text(const std::vector<Placeholder>& placeholders) {
+  dlldoctor::report::StringSink sink;
+  {
+    dlldoctor::report::TextOut out(sink);
+    dlldoctor::report::legend_text(out, placeholders);
+  }
+  return sink.text();
+}
+
 }  // namespace
 
 TEST_CASE("a host path is written as its folder's placeholder; a Windows path is left as it is") {
@@ -48,7 +59,7 @@ TEST_CASE("a host path is written as its folder's placeholder; a Windows path is
 
   const auto once = dlldoctor::rules::first_uses(used);
   REQUIRE(once.size() == 6);  // the program's folder once
-  const std::string legend = dlldoctor::report::legend_text(once);
+  const std::string legend = legend_text(once);
   CHECK(legend.find("\n  <folder of app.exe> is /copy/app\n") != std::string::npos);
   CHECK(lines_naming(legend) == 6);
 }
@@ -69,7 +80,7 @@ TEST_CASE("a folder name holding a newline stays on its line of the legend") {
   const CommandPaths paths("", {"/copy/a\nb/bin"});
   std::vector<Placeholder> used;
   CHECK(paths.in_command("/copy/a\nb/bin/x.dll", &used) == "<...\\a\nb\\bin>\\x.dll");
-  const std::string legend = dlldoctor::report::legend_text(dlldoctor::rules::first_uses(used));
+  const std::string legend = legend_text(dlldoctor::rules::first_uses(used));
   CHECK(lines_naming(legend) == 1);
   CHECK(legend.find("  <...\\a\\x0ab\\bin> is /copy/a\\x0ab/bin\n") != std::string::npos);
 }

@@ -41,6 +41,13 @@ class FileSystem {
     (void)path;
     return nullptr;
   }
+  // The files whose bytes were read through this file system (small files, hives, schemas), each once:
+  // what a report must never be written over.
+  const std::vector<std::string>& files_read() const { return files_read_; }
+  void note_read(const std::string& path);
+
+ private:
+  std::vector<std::string> files_read_;
 };
 
 // A file's whole bytes for a reader that parses them in place (the hive and API set schema readers): the

@@ -15,6 +15,31 @@
 
 namespace dlldoctor::env {
 
+// Where the inventory found a copy: what the detectors decide by, and what a report says of it.
+struct CopySource {
+  enum class Kind {
+    LookIn,            // a --look-in folder
+    InstallPlace,      // where a family installs (rules/: install_places)
+    UserPath,          // an entry of the registry's user PATH
+    MachinePath,       // an entry of the registry's machine PATH
+    DamagedPathEntry,  // the folder a PATH entry cut short or quoted meant
+    PipWheel,          // a pip wheel's folder in site-packages (rules/: wheel_places)
+    NextToMainDll,     // the folder of a family's main DLL that loaded
+    NextToImporter,    // the folder of `module`, which imports the missing DLL
+    NextToLoaded,      // the folder of `module`, loaded in the process
+    BesideImporter,    // the folder of `module`, which imports a DLL that loaded from elsewhere
+    BesideProgram,     // the program's folder, for a DLL that loaded from elsewhere
+    SearchPath,        // a folder the process searches
+    Scan,              // a copy --scan found
+  };
+  Kind kind = Kind::LookIn;
+  std::string module;  // the module it lies beside (NextToImporter, NextToLoaded, BesideImporter)
+
+  // As a report says it: "look-in", "next to its importer app.exe", "user PATH (registry)", ...
+  std::string text() const;
+  bool operator==(const CopySource& other) const { return kind == other.kind && module == other.module; }
+};
+
 struct DllCopy {
   std::string name;  // as on disk
   std::string path;  // host path
@@ -23,7 +48,7 @@ struct DllCopy {
   std::optional<std::uint16_t> machine;
   std::optional<pe::Version> file_version;
   std::optional<std::uint64_t> file_size;  // when it could be read as an image
-  std::string source;  // "look-in", "next to the main DLL", "install place", "user PATH (registry)", ...
+  CopySource source;
 };
 
 struct FolderContents {
@@ -42,15 +67,15 @@ struct InventoryRequest {
   std::vector<FolderRef> search_folders;
   std::vector<std::string> look_in;  // host folders, searched recursively
   // Folders searched alone (not recursively), each with the source its copies are reported under: the
-  // folder of a loaded main DLL ("next to the main DLL"), the folder a damaged PATH entry meant.
-  std::vector<std::pair<std::string, std::string>> named_folders;
+  // folder of a loaded main DLL, the folder a damaged PATH entry meant.
+  std::vector<std::pair<std::string, CopySource>> named_folders;
   std::vector<std::string> install_places;  // Windows folder patterns, '*' matching one name
   // Single files looked for, with their source: a loaded DLL's name beside the modules that import it and
   // beside the program, where a copy that lost to another is the one its importer shipped with.
   struct NamedFile {
     std::string folder;  // host folder
     std::string name;
-    std::string source;
+    CopySource source;
   };
   std::vector<NamedFile> files;
 };

@@ -27,6 +27,8 @@ class ImageCache {
   // An image that no file holds (a fix plan's stand-in for a DLL an installer would bring): get(key)
   // returns it from now on, whatever the parts asked for.
   void put(const std::string& key, Image image);
+  // The files read so far (and the keys of images put), in name order.
+  std::vector<std::string> paths() const;
 
  private:
   struct Entry {

@@ -16,7 +16,7 @@ struct Step {
   rules::FixStep change;  // kind and fields, paths as the report shows them (Windows paths when known)
   // The same fields' paths on this machine, for whoever carries the step out here (tests, --map).
   std::map<std::string, std::vector<std::string>> host;
-  std::vector<std::string> mends;  // "[older-copy-wins] (cudnn64_9.dll)": the findings it came from
+  std::vector<rules::FindingKey> mends;  // the findings it came from
   // The file version dlldoctor read in each file a rename or copy takes (its field's value -> version), so
   // that the script leaves alone a file that changed since.
   std::map<std::string, std::string> versions;
@@ -40,10 +40,6 @@ struct PlanInput {
   env::FileSystem& files;
   pe::ImageCache& images;
 };
-
-// How a step names a finding it mends, and the plan a finding still predicted: "[older-copy-wins]
-// (cudnn64_9.dll)".
-std::string finding_label(const rules::Finding& finding);
 
 // The plan's steps (1-based) that mend `finding`: a report points the finding's fix at them.
 std::vector<std::size_t> steps_mending(const Plan& plan, const rules::Finding& finding);

@@ -18,6 +18,8 @@ namespace dlldoctor::report {
 
 inline constexpr const char* kReportSchema = "dlldoctor.report/1";
 
+// What the writers read of a run, pointing into it (ClosureView makes it, and a copy of it with the names
+// from files made displayable).
 struct ReportInput {
   std::string tool_version;
   const graph::ClosureRequest* request = nullptr;
@@ -29,16 +31,13 @@ struct ReportInput {
   std::vector<resolve::SearchFolder> search_order;
   const graph::Closure* closure = nullptr;
   const std::vector<rules::Finding>* findings = nullptr;
-  const rules::RuleData* rules = nullptr;  // the failure modes' titles, the families of the stack
+  const rules::RuleData* rules = nullptr;  // the failure modes' titles
   const plan::Plan* plan = nullptr;        // the checked plan, when there are errors or warnings
   // The error the user sees for the outcome, when it fails (rules::RuleOutput::outcome_error, outcome_says).
   std::optional<rules::LoaderErrorText> outcome_error;
   std::vector<std::string> outcome_says;
-  std::string generated_at;  // the only field that differs between two runs
+  std::string generated_at;
 };
-
-// 0: no error finding and the outcome is ok; 1: otherwise (issue 4's exit statuses).
-int exit_status(const ReportInput& input);
 
 // One finding as the JSON reports give it (docs/report-json.md, "findings"), closure and scan alike.
 Json finding_to_json(const rules::Finding& finding, const rules::RuleData* rules);

@@ -1,16 +1,17 @@
 #pragma once
-// A closure report as every writer shows it, decided once per run (issue 12): the names from files made
-// displayable (DisplayCopy), the verdict and its tone, the stack, which findings share a fix, where each
-// module is shown to load from, and which trees a report draws in which order. Writers only format it:
-// none re-derives a path, a state or a colour.
+// A closure report as every writer shows it, decided once per run: the parts a report for people shows and
+// their order, which fix each finding shows, where each module is shown to load from, and which trees a
+// report draws in which order; the verdict, the stack and the links come from the run. Writers only format
+// it: none re-derives a path, a state, an order or a colour, and none makes the bytes of a name safe (the
+// text formats' TextOut does, JSON's JsonStream).
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "dlldoctor/report/closure_report.hpp"
-#include "dlldoctor/report/display.hpp"
-#include "dlldoctor/report/stack.hpp"
+#include "dlldoctor/session/explain.hpp"
+#include "dlldoctor/session/stack.hpp"
 
 namespace dlldoctor::report {
 
@@ -19,8 +20,15 @@ namespace dlldoctor::report {
 // or only that error when no program's own words follow (`says` false).
 std::string error_heading(const std::optional<rules::LoaderErrorText>& error, bool says);
 
-// How a report reads the whole run: the verdict's first word.
-enum class Tone { Healthy, Warnings, Broken, Fails };
+using session::framework_line;
+using session::Stack;
+using session::stack_rows;
+using session::stack_where;
+using session::StackDll;
+using session::StackEntry;
+using session::StackFramework;
+using session::StackRow;
+using session::Tone;
 std::string_view tone_name(Tone tone);  // "healthy", "warnings", "broken", "fails"
 
 // What a report shows of one module.
@@ -50,30 +58,51 @@ struct TreeNode {
   std::vector<TreeNode> children;
 };
 
+// The parts of a report for people, in the order the text, Markdown and HTML reports show them.
+enum class Part {
+  Verdict,  // the verdict and what the user sees
+  Stack,    // the driver, CUDA, cuDNN and MSVC runtime side by side
+  Plan,     // the checked plan
+  Legend,   // the placeholders of the commands
+  Findings,
+  Python,       // what --import replayed
+  Tree,         // what loads what (the text tree, Markdown's Mermaid picture, the page's tree)
+  Modules,      // the table of modules (Markdown, HTML)
+  Environment,  // the notes, and for Markdown the environment
+  Footer,       // the rules read, the version
+};
+
+// What a finding shows as its fix: the plan's steps that mend it, else the fix of an earlier finding that is
+// the same command for command, else its own commands (none when it has none).
+struct FixShown {
+  enum class Kind { PlanSteps, SameAs, Own, None };
+  Kind kind = Kind::None;
+  std::vector<std::size_t> steps;  // PlanSteps: 1-based
+  std::size_t same_as = 0;         // SameAs: the earlier finding
+};
+
 class ClosureView {
  public:
-  explicit ClosureView(const ReportInput& input);
+  ClosureView(const session::ExplainRun& run, const Stamp& stamp);
   ClosureView(const ClosureView&) = delete;
   ClosureView& operator=(const ClosureView&) = delete;
 
-  // The run as read: JSON keeps the bytes of names (json_text escapes them its own way).
-  const ReportInput& raw() const { return raw_; }
-  // The run with names from files displayable (control characters and stray bytes as \xNN).
-  const ReportInput& shown() const { return copy_.input(); }
+  const session::ExplainRun& run() const { return run_; }
+  const ReportInput& input() const { return input_; }
 
-  const std::string& verdict() const { return verdict_; }          // of shown()
-  const std::string& raw_verdict() const { return raw_verdict_; }  // of raw(), for JSON
-  Tone tone() const { return tone_; }
-  const Stack& raw_stack() const { return raw_stack_; }
-  const Stack& stack() const { return stack_; }  // of shown()
-  // For each finding, the earlier finding whose fix is the same (same_fix_as).
+  const std::string& verdict() const { return run_.verdict.text; }
+  Tone tone() const { return run_.verdict.tone; }
+  const Stack& stack() const { return run_.stack; }
+  // The parts this report shows, in order: the legend goes under the plan, whose commands are run first, or
+  // under the findings when there is no plan; a part with nothing to show is left out.
+  const std::vector<Part>& parts() const { return parts_; }
+  // Parallel to the findings.
+  const std::vector<FixShown>& fixes() const { return fixes_; }
+  // For each finding, the earlier finding whose fix is the same (same_fix_as); JSON gives it as fix_same_as.
   const std::vector<std::optional<std::size_t>>& same_fix() const { return same_fix_; }
-  // For each finding, the plan's steps (1-based) that mend it: its fix is those steps, so that the report
-  // says one thing (JSON keeps the finding's own fix too, with the link).
-  const std::vector<std::vector<std::size_t>>& plan_steps() const { return plan_steps_; }
   // The placeholders of the plan's commands and the findings' fixes, each once: the report's one legend.
   const std::vector<rules::Placeholder>& placeholders() const { return placeholders_; }
-  // Parallel to shown().closure->modules.
+  // Parallel to the closure's modules.
   const std::vector<ModuleShown>& modules() const { return modules_; }
   // The trees a report draws, in order: the loads asked about first, the program's own start-up after
   // them (context), modules no start-up import reaches (preloads) each in a tree of its own. A load the
@@ -83,19 +112,19 @@ class ClosureView {
   const std::vector<std::string>& unbreakable() const { return unbreakable_; }
 
  private:
-  const ReportInput& raw_;
-  DisplayCopy copy_;
-  std::string verdict_;
-  std::string raw_verdict_;
-  Tone tone_ = Tone::Healthy;
-  Stack raw_stack_;
-  Stack stack_;
+  const session::ExplainRun& run_;
+  ReportInput input_;
+  std::vector<Part> parts_;
+  std::vector<FixShown> fixes_;
   std::vector<std::optional<std::size_t>> same_fix_;
-  std::vector<std::vector<std::size_t>> plan_steps_;
   std::vector<rules::Placeholder> placeholders_;
   std::vector<ModuleShown> modules_;
   std::vector<TreeNode> trees_;
   std::vector<std::string> unbreakable_;
 };
+
+// For each finding, the earlier finding whose fix is the same, line for line (two findings one command
+// mends, such as a missing sibling and the mixed versions it causes): the reports print such a fix once.
+std::vector<std::optional<std::size_t>> same_fix_as(const std::vector<rules::Finding>& findings);
 
 }  // namespace dlldoctor::report

@@ -5,22 +5,24 @@
 #include <string_view>
 #include <vector>
 
+#include "dlldoctor/report/text_layout.hpp"
+
 namespace dlldoctor::report {
 
 // `text` as HTML text or the value of a double-quoted attribute.
 std::string html_text(std::string_view text);
 
 // The page up to its <body>: doctype, charset, the policy, the title, the styles.
-std::string html_page_start(const std::string& title);
+void html_page_start(TextOut& out, const std::string& title);
 
 // A fix as a list: comment lines as they are, each command with its copy button.
-std::string html_fix_list(const std::vector<std::string>& lines);
+void html_fix_list(TextOut& out, const std::vector<std::string>& lines);
 
 // The page's end: the script (filter boxes, copy buttons) and the closing tags.
 //  - <input class="filter" data-target="ID">: hides the rows of table#ID that do not contain every word
 //    typed; a <tbody> whose rows are all hidden hides its heading row (class "group") too. The address's
 //    #filter=WORDS fills the first box, so a link can point at one DLL.
 //  - <button class="copy"> beside a <code>: copies the code's text.
-std::string html_page_end();
+void html_page_end(TextOut& out);
 
 }  // namespace dlldoctor::report

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/rules/finding.hpp"
 
 namespace dlldoctor::report {
@@ -14,11 +15,11 @@ namespace dlldoctor::report {
 std::vector<rules::Placeholder> report_placeholders(std::vector<rules::Placeholder> first,
                                                     const std::vector<rules::Finding>& findings);
 
-// The legend in each format; "" when there is no placeholder. Names and folders have their control
-// characters escaped (a folder name is whatever bytes the disk holds).
-std::string legend_text(const std::vector<rules::Placeholder>& placeholders);
-std::string legend_markdown(const std::vector<rules::Placeholder>& placeholders);
-std::string legend_html(const std::vector<rules::Placeholder>& placeholders);
+// The legend in each format; nothing when there is no placeholder.
+// `blank_after`: the text legend ends with a blank line, unless what follows brings its own.
+void legend_text(TextOut& out, const std::vector<rules::Placeholder>& placeholders, bool blank_after = true);
+void legend_markdown(TextOut& out, const std::vector<rules::Placeholder>& placeholders);
+void legend_html(TextOut& out, const std::vector<rules::Placeholder>& placeholders);
 Json placeholders_json(const std::vector<rules::Placeholder>& placeholders);
 
 }  // namespace dlldoctor::report

@@ -6,6 +6,7 @@
 
 #include "dlldoctor/plan/planner.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "dlldoctor/report/text_layout.hpp"
 
 namespace dlldoctor::report {
 
@@ -14,9 +15,9 @@ Json plan_to_json(const plan::Plan& plan);
 std::vector<rules::Placeholder> plan_placeholders(const plan::Plan& plan);
 // "step 2", "steps 1 and 2": what a finding's fix points at.
 std::string plan_steps_text(const std::vector<std::size_t>& steps);
-void append_plan_text(std::string& out, const plan::Plan& plan);
-void append_plan_markdown(std::string& out, const plan::Plan& plan);
+void append_plan_text(TextOut& out, const plan::Plan& plan);
+void append_plan_markdown(TextOut& out, const plan::Plan& plan);
 // The plan as a numbered list with a copy button per command; step N's item is #plan-step-N.
-void append_plan_html(std::string& out, const plan::Plan& plan);
+void append_plan_html(TextOut& out, const plan::Plan& plan);
 
 }  // namespace dlldoctor::report

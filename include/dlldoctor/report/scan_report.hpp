@@ -12,17 +12,13 @@
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/scan/scanner.hpp"
+#include "dlldoctor/session/scan.hpp"
 
 namespace dlldoctor::report {
 
 inline constexpr const char* kScanSchema = "dlldoctor.scan/1";
 
-// What a process with the given environment would load, per DLL name (when env flags were given).
-struct ScanSearch {
-  std::string description;                                   // "a process started in C:\\app with this PATH"
-  std::map<std::string, std::string> chosen;                 // key -> path
-  std::map<std::string, std::vector<std::string>> shadowed;  // key -> paths, in search order
-};
+using session::ScanSearch;
 
 struct ScanInput {
   std::string tool_version;
@@ -43,7 +39,7 @@ struct ScanSummary;
 
 class ScanView {
  public:
-  explicit ScanView(const ScanInput& input);
+  ScanView(const session::ScanRun& run, const Stamp& stamp);
   ScanView(const ScanView&) = delete;
   ScanView& operator=(const ScanView&) = delete;
   ~ScanView();
@@ -53,7 +49,7 @@ class ScanView {
   std::size_t errors() const;
 
  private:
-  const ScanInput& input_;
+  ScanInput input_;
   std::unique_ptr<const ScanSummary> summary_;
 };
 

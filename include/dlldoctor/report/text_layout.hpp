@@ -1,49 +1,67 @@
 #pragma once
-// What the text reports share: they are written for a terminal of 80 columns (docs/DECISIONS.md).
+// What the reports for people share: lines for a terminal of 80 columns (docs/DECISIONS.md), and the one
+// place their text is made safe (TextOut).
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dlldoctor/report/writers.hpp"
+
 namespace dlldoctor::report {
 
 inline constexpr std::size_t kTextWidth = 80;
 
-// Columns a terminal gives the text: UTF-8 continuation bytes and colour sequences take none.
-inline std::size_t columns(std::string_view text) {
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\x1b') {
-      while (i < text.size() && text[i] != 'm') ++i;
-      continue;
-    }
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++count;
-  }
-  return count;
-}
+// Columns a line takes once TextOut has written it: UTF-8 continuation bytes and dlldoctor's own colour
+// sequences take none, and a control character or a byte that is not UTF-8 the four of its \xNN.
+std::size_t columns(std::string_view text);
 
-// Words (split at spaces) to lines of at most `width` columns, joined by newlines, every line after the
-// first starting with `indent`. A word longer than a line (a path, a command) stays whole on its own, and
-// so does every occurrence of a `whole` piece (a path with spaces: "C:\Program Files\...").
+// Words (split at spaces) to lines of at most `width` columns, every line after the first starting with
+// `indent`. A word longer than a line (a path, a command) stays whole on its own, and so does every
+// occurrence of a `whole` piece (a path with spaces: "C:\Program Files\...").
+std::vector<std::string> wrap_lines(const std::string& text, std::size_t width, const std::string& indent,
+                                    const std::vector<std::string>& whole = {});
+// The same lines joined by newlines (--help's descriptions, which CLI11 prints).
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent,
                  const std::vector<std::string>& whole = {});
 
-// A line "head path tail" with its newline. When it would pass kTextWidth columns, the path moves to a
-// line of its own below, after `path_indent`, so that names, versions and steps stay readable.
-std::string line_with_path(const std::string& head, const std::string& path, const std::string& tail,
-                           const std::string& path_indent);
+// Text for people (the text, Markdown, HTML and DOT formats) reaches a report through this, line by line:
+// the one place where the bytes of names and paths are made safe. Each line goes out with every control
+// character, every C1 control and every byte that is not UTF-8 as \xNN (only the colours the writers put in
+// themselves kept), then a newline. A writer never hands it a newline inside a line, so no byte a file
+// holds (a DLL name in an import table, a folder name, a registry value) can end a line of the report,
+// start a new one or move a terminal's cursor, and a field a writer prints for the first time is as safe
+// as the others. It goes to the sink in pieces of 64 KiB.
+class TextOut {
+ public:
+  explicit TextOut(Sink& sink) : sink_(sink) {}
+  TextOut(const TextOut&) = delete;
+  TextOut& operator=(const TextOut&) = delete;
+  ~TextOut() { flush(); }
 
-// One fix line, indented under "fix:", with its newline. A command stays whole, since it must paste as
-// one line; its trailing comment moves above it when the line would pass kTextWidth, and comments wrap
-// as comments.
-std::string fix_text(const std::string& line);
+  void line(std::string_view text = {});
+  // `text` wrapped (wrap_lines) after `first` on its first line.
+  void wrapped(const std::string& first, const std::string& text, std::size_t width, const std::string& indent,
+               const std::vector<std::string>& whole = {});
+  // "head path tail" on one line; when that would pass kTextWidth columns, "head tail" and the path on a
+  // line of its own below, after `path_indent`, so that names, versions and steps stay readable.
+  void with_path(const std::string& head, const std::string& path, const std::string& tail,
+                 const std::string& path_indent);
+  // One fix line, indented under "fix:". A command stays whole, since it must paste as one line; its
+  // trailing comment moves above it when the line would pass kTextWidth, and comments wrap as comments.
+  void fix(const std::string& command);
+  // Text dlldoctor wrote itself, several lines of it (a page's style sheet): one line per newline.
+  void own_lines(std::string_view text);
+  void flush();
 
-// A report as it may reach a terminal. Names in a report come from the files inspected (a DLL name in an
-// import table is whatever bytes the file holds), and a terminal obeys the control sequences it is sent.
-// So every control character but newline and tab, every C1 control (U+0080-U+009F) and every byte that
-// is not valid UTF-8 is written as \xNN; the only escape sequences kept are the colours the text writers
-// use themselves (SGR 0, 31, 32, 33, 1;31, 1;32). Valid UTF-8 and JSON (which escapes its controls) pass
-// unchanged.
+ private:
+  Sink& sink_;
+  std::string pending_;
+};
+
+// A message on its way to a terminal (dlldoctor's own stderr lines, which quote names from files): every
+// control character but newline and tab, every C1 control and every byte that is not UTF-8 as \xNN; the only
+// escape sequences kept are the colours the writers use themselves (SGR 0, 31, 32, 33, 1;31, 1;32).
 std::string safe_for_terminal(std::string_view text);
 
 }  // namespace dlldoctor::report

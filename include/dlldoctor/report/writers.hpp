@@ -27,6 +27,12 @@ class StringSink : public Sink {
   std::string text_;
 };
 
+// When and by what a report was written: the two fields of a report that do not come from the run.
+struct Stamp {
+  std::string tool_version;
+  std::string generated_at;  // the only field that differs between two runs
+};
+
 struct WriteStyle {
   bool color = false;  // colour sequences in the text formats (a terminal)
 };
@@ -34,11 +40,9 @@ struct WriteStyle {
 template <typename View>
 struct Writer {
   std::string_view name;  // the --format value
+  // Every writer makes the bytes of names safe where its text leaves it: the formats for people through
+  // TextOut (text_layout.hpp), JSON through JsonStream and json_text.
   void (*write)(Sink& out, const View& view, const WriteStyle& style);
-  // Its text can hold no control character but newline and tab, and no invalid UTF-8, whatever the files
-  // hold (JSON escapes them inside its strings): the terminal filter would give the same bytes, so the
-  // text goes out without it (tests/unit/json_stream_test.cpp checks the JSON side of that).
-  bool escapes_controls = false;
 };
 
 template <typename View>

@@ -51,14 +51,37 @@ struct LoaderErrorText {
   std::string text;  // "The specified module could not be found."
 };
 
+// Which finding a finding is, across the diagnoses a plan runs (a step proposed after an earlier one mends
+// the finding of that id about that module in the report): its id and the module it is about.
+struct FindingKey {
+  std::string id;
+  std::string module;
+  bool operator==(const FindingKey& other) const { return id == other.id && module == other.module; }
+};
+// "[older-copy-wins] (cudnn64_9.dll)": how a report names a finding.
+std::string finding_label(const FindingKey& key);
+
 struct Finding {
   std::string id;            // what was detected: "not-on-search-path", "older-copy-wins", ...
   std::string title;         // what was found, in a few words: "A PATH entry does not exist"
   std::string failure_mode;  // the failure mode it maps to: "5.1" ... "5.5" (seed), or a mode of its own
   Severity severity = Severity::Error;
-  std::string module;   // the DLL (or file) it is about; empty when about the environment
+  std::string module;  // the DLL (or file) it is about; empty when about the environment
+  // The modules of the closure it is about, by their place in Closure::modules: those that are `module`
+  // (by name), and others it concerns too, as its detector says (every release of a mix). Empty for a
+  // finding about the environment or a folder. The stack and the pictures follow these.
+  std::vector<std::size_t> modules;
+  std::vector<std::size_t> related;
   std::string message;  // one or two sentences, paths and versions included
-  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // structured: paths, versions, steps
+  // A finding about a folder that mixes releases or generations of a family (the scan report lists them):
+  // the folder, and what it mixes. Its JSON evidence begins with these, as "folder", "host_folder", "mixes".
+  struct FolderMix {
+    std::string folder;       // as shown: its Windows path when known
+    std::string host_folder;  // on this machine
+    std::string mixes;        // "cuDNN 8 and cuDNN 9", "cuDNN 9 versions 9.0.0.312 and 9.1.0.70"
+  };
+  std::optional<FolderMix> folder_mix;
+  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // the rest: paths, versions, steps
   std::vector<std::string> fix;  // commands to type (PowerShell unless said otherwise)
   // The placeholders the fix writes, each once: a report explains them once for all its commands.
   std::vector<Placeholder> placeholders;
@@ -67,6 +90,8 @@ struct Finding {
   // prints for it, as they print it (a user searches the report for the line they pasted).
   std::optional<LoaderErrorText> error;
   std::vector<std::string> says;
+
+  FindingKey key() const { return {id, module}; }
 };
 
 }  // namespace dlldoctor::rules

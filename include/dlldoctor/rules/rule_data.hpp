@@ -179,4 +179,7 @@ std::vector<RuleFile> builtin_rule_files();
 // folder (--rules); `origin` says which.
 Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders);
 
+// The files of the disk that reading `rules` opened: the folders' rule files and their compiled rules.
+std::vector<std::string> rule_files_read(const RuleData& rules);
+
 }  // namespace dlldoctor::rules

@@ -67,15 +67,6 @@ std::vector<env::FolderContents> scanned_folders(
     const std::vector<scan::ScannedFile>& files, const RuleData& rules,
     const std::function<std::optional<std::string>(const std::string&)>& windows_path);
 
-// Sources of the inventory copies found beside a module of the closure: next to the module that imports
-// the missing DLL, or next to any module the process has loaded; the module's name follows.
-inline constexpr const char* kNextToImporter = "next to its importer ";
-inline constexpr const char* kNextToLoaded = "next to the loaded module ";
-inline constexpr const char* kPipWheel = "pip wheel";
-// Sources of the copies of a loaded DLL's name found beside a module that imports it, and beside the program.
-inline constexpr const char* kBesideImporter = "beside its importer ";
-inline constexpr const char* kBesideProgram = "beside the program";
-
 // The DLLs that come with a driver, never with a program (families of kind "driver").
 std::set<DllName> driver_dlls(const RuleData& rules);
 
@@ -133,17 +124,23 @@ class FindingSink {
  public:
   explicit FindingSink(const RuleData& rules, CommandPaths paths = {}) : rules_(rules), paths_(std::move(paths)) {}
 
-  void emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
-            nlohmann::ordered_json evidence, std::optional<Severity> severity = std::nullopt);
+  // `related`: the other modules of the closure the finding concerns, beside `module` (Finding::related).
+  // The finding made, for its typed evidence (valid until the next emit); null when its rule is wrong.
+  Finding* emit(const std::string& id, const std::string& variant, const std::string& module, const Vars& vars,
+                nlohmann::ordered_json evidence, std::optional<Severity> severity = std::nullopt,
+                std::vector<DllName> related = {});
 
   // How the error a finding explains (its rule's error.<variant>) is worded for its module: the closure
   // report's engine sets it; the scan's findings are about folders, not loads.
   using ErrorWording = std::function<void(const std::string& module, int code, Finding& finding)>;
   void set_error_wording(ErrorWording wording) { wording_ = std::move(wording); }
+  // The closure whose modules the findings are about (Finding::modules, related): none for folder checks.
+  void set_closure(const graph::Closure& closure) { closure_ = &closure; }
 
   RuleOutput take();
 
  private:
+  const graph::Closure* closure_ = nullptr;
   // A message (every value shown) or a fix line (values placed by where they stand, fix_template.hpp).
   // `used` gets the placeholders a fix line writes.
   std::string fill(const std::string& text, const Vars& vars, const std::string& where, bool command,

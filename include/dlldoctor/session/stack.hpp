@@ -13,7 +13,7 @@
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 
-namespace dlldoctor::report {
+namespace dlldoctor::session {
 
 struct StackDll {
   std::string name;
@@ -85,4 +85,4 @@ std::string stack_where(const StackEntry& entry);
 Stack stack_of(const graph::Closure& closure, const rules::RuleData& rules, const std::vector<rules::Finding>& findings,
                const recipes::Expansion* expansion);
 
-}  // namespace dlldoctor::report
+}  // namespace dlldoctor::session

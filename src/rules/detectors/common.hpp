@@ -22,7 +22,7 @@ inline Json copy_json(const env::DllCopy& copy) {
               {"windows_path", copy.windows_path ? Json(*copy.windows_path) : Json(nullptr)},
               {"file_version", copy.file_version ? Json(copy.file_version->to_string()) : Json(nullptr)},
               {"machine", copy.machine ? Json(pe::machine_name(*copy.machine)) : Json(nullptr)},
-              {"source", copy.source}};
+              {"source", copy.source.text()}};
 }
 
 inline Json candidate_json(const resolve::Candidate& c) {
@@ -36,8 +36,6 @@ inline Json candidate_json(const resolve::Candidate& c) {
 
 // Whether a file found on disk is a copy of the DLL `name` (a copy's name is a file name: DllName::of_file).
 inline bool is_copy_of(const env::DllCopy& copy, const DllName& name) { return DllName::of_file(copy.name) == name; }
-
-inline bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
 // The folder `name` beside `folder`, in the spelling (Windows or host) `folder` has.
 inline std::string sibling_folder(const std::string& folder, const std::string& name) {

@@ -1,9 +1,11 @@
 #include "rules/detectors/finding_groups.hpp"
 
+#include <algorithm>
+
 namespace dlldoctor::rules::detail {
 
 void FindingGroups::add(const std::string& cause, const std::string& variant, const std::string& module, Vars vars,
-                        Json evidence, std::optional<Severity> severity) {
+                        Json evidence, std::optional<Severity> severity, const std::vector<DllName>& related) {
   Group* group = nullptr;
   for (Group& g : groups_) {
     if (g.cause == cause && g.variant == variant && g.severity == severity) group = &g;
@@ -16,6 +18,10 @@ void FindingGroups::add(const std::string& cause, const std::string& variant, co
     group->severity = severity;
     group->vars = vars;
     group->evidence = evidence;
+  }
+  for (const DllName& name : related) {
+    if (std::find(group->related.begin(), group->related.end(), name) == group->related.end())
+      group->related.push_back(name);
   }
   group->each_vars.push_back(std::move(vars));
   group->each.push_back(std::move(evidence));
@@ -39,7 +45,7 @@ void FindingGroups::emit(FindingSink& sink) {
     const std::string variant = !several                     ? group.variant
                                 : group.variant == "default" ? std::string("several")
                                                              : group.variant + "_several";
-    sink.emit(id_, variant, group.module, group.vars, group.evidence, group.severity);
+    sink.emit(id_, variant, group.module, group.vars, group.evidence, group.severity, group.related);
   }
 }
 

@@ -24,8 +24,9 @@ class FindingGroups {
 
   // Findings with the same cause, variant and severity are grouped. Evidence of a group is the first
   // finding's, with every listed value under its list name and each finding's own under "each".
+  // `related`: the other modules each finding concerns (FindingSink::emit); a group concerns them all.
   void add(const std::string& cause, const std::string& variant, const std::string& module, Vars vars, Json evidence,
-           std::optional<Severity> severity = std::nullopt);
+           std::optional<Severity> severity = std::nullopt, const std::vector<DllName>& related = {});
 
   // One finding per group, in the order the groups began, with the lists (of one item for a single
   // finding); several are the variant "several" (or "<variant>_several"), whose templates fall back to
@@ -38,6 +39,7 @@ class FindingGroups {
     std::optional<Severity> severity;
     Vars vars;
     Json evidence;
+    std::vector<DllName> related;
     std::vector<Vars> each_vars;
     Json each = Json::array();
   };

@@ -50,16 +50,18 @@ void detect_mixed_generations(const std::vector<env::FolderContents>& folders, c
       const Family& older = *sorted.front();
       const std::string shown_folder = detail::shown(folder.folder);
       detail::Json dlls = detail::Json::array();
-      for (const env::DllCopy& dll : folder.dlls) dlls.push_back(detail::copy_json(dll));
-      sink.emit("mixed-generations-folder", "default", older.main.front().key(),
-                {{"folder", shown_folder},
-                 {"families", names},
-                 {"moved_folder", detail::sibling_folder(shown_folder, older.id)},
-                 {"pattern", name_pattern(older)}},
-                {{"folder", detail::shown(folder.folder)},
-                 {"host_folder", folder.folder.host},
-                 {"mixes", names},
-                 {"dlls", std::move(dlls)}});
+      std::vector<DllName> mixed;
+      for (const env::DllCopy& dll : folder.dlls) {
+        dlls.push_back(detail::copy_json(dll));
+        mixed.push_back(DllName::of_file(dll.name));
+      }
+      Finding* finding = sink.emit("mixed-generations-folder", "default", older.main.front().key(),
+                                   {{"folder", shown_folder},
+                                    {"families", names},
+                                    {"moved_folder", detail::sibling_folder(shown_folder, older.id)},
+                                    {"pattern", name_pattern(older)}},
+                                   {{"dlls", std::move(dlls)}}, std::nullopt, std::move(mixed));
+      if (finding) finding->folder_mix = Finding::FolderMix{shown_folder, folder.folder.host, names};
     }
   }
 }
@@ -103,18 +105,18 @@ void detect_mixed_releases(const std::vector<env::FolderContents>& folders, cons
         }
         evidence[version.to_string()] = std::move(list);
       }
-      sink.emit("mixed-family-versions", "folder", by_version.begin()->second.front()->name,
-                {{"family", family.name},
-                 {"folder", detail::shown(folder.folder)},
-                 {"versions", versions},
-                 {"renames", Value::list(renames)},
-                 {"odd_folder", detail::shown(folder.folder)},
-                 {"odd_names", Value::list(odd_names)},
-                 {"majority_version", majority->first.to_string()}},
-                {{"folder", detail::shown(folder.folder)},
-                 {"host_folder", folder.folder.host},
-                 {"mixes", fmt::format("{} versions {}", family.name, mixes)},
-                 {"by_version", evidence}});
+      Finding* finding = sink.emit("mixed-family-versions", "folder", by_version.begin()->second.front()->name,
+                                   {{"family", family.name},
+                                    {"folder", detail::shown(folder.folder)},
+                                    {"versions", versions},
+                                    {"renames", Value::list(renames)},
+                                    {"odd_folder", detail::shown(folder.folder)},
+                                    {"odd_names", Value::list(odd_names)},
+                                    {"majority_version", majority->first.to_string()}},
+                                   {{"by_version", evidence}});
+      if (finding)
+        finding->folder_mix = Finding::FolderMix{detail::shown(folder.folder), folder.folder.host,
+                                                 fmt::format("{} versions {}", family.name, mixes)};
     }
   }
 }
@@ -139,7 +141,7 @@ std::vector<env::FolderContents> scanned_folders(
     copy.folder = folder;
     copy.machine = file.machine;
     copy.file_version = file.file_version;
-    copy.source = "scan";
+    copy.source = {env::CopySource::Kind::Scan, {}};
     contents.dlls.push_back(std::move(copy));
   }
   std::vector<env::FolderContents> folders;

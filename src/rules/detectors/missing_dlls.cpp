@@ -21,6 +21,9 @@ struct Context {
   std::vector<const env::DllCopy*> copies;  // usable copies off the search path
   Json evidence;
   std::optional<Severity> severity;
+  // The other modules the finding concerns: those that need the DLL, and what a detector adds (the loaded
+  // release of another generation).
+  std::vector<DllName> related;
 };
 
 bool fits(const RuleInput& input, const env::DllCopy& copy) {
@@ -58,7 +61,8 @@ bool python_path_only(Context& c) {
             if (s.step == resolve::SearchStep::DllLoadDir) vars["target_folder"] = detail::shown(s.folder);
           }
         }
-        c.sink.emit("python-path-only", packaged ? "packaged" : "default", c.module.name, vars, c.evidence, c.severity);
+        c.sink.emit("python-path-only", packaged ? "packaged" : "default", c.module.name, vars, c.evidence, c.severity,
+                    c.related);
         return true;
       }
     }
@@ -110,6 +114,13 @@ bool wrong_generation(Context& c) {
       paths += (paths.empty() ? "" : ", ") + detail::shown(*copy);
     }
     c.evidence["installed"] = std::move(list);
+    // Those of the copies the process loads.
+    for (const graph::Module& m : c.input.closure.modules) {
+      if (m.resolution.failure == resolve::Failure::None && m.resolution.path &&
+          std::any_of(copies.begin(), copies.end(),
+                      [&](const env::DllCopy* copy) { return copy->path == m.resolution.path; }))
+        c.related.push_back(m.key);
+    }
     Vars vars = {{"dll", c.module.name},     {"needed_by", detail::first_needed_by(c.module)},
                  {"wanted", c.family->name}, {"wanted_version", c.family->generation + ".x"},
                  {"installed", other.name},  {"copies", paths}};
@@ -131,7 +142,7 @@ bool wrong_generation(Context& c) {
       vars["wanted_dlls"] = Value::list(members);
       variant += "_install";
     }
-    c.sink.emit("wrong-cudnn-generation", variant, c.module.name, vars, c.evidence, c.severity);
+    c.sink.emit("wrong-cudnn-generation", variant, c.module.name, vars, c.evidence, c.severity, c.related);
     return true;
   }
   return false;
@@ -157,6 +168,13 @@ bool other_major_installed(Context& c) {
         paths.push_back(detail::shown(*copy));
     }
     c.evidence["installed"] = std::move(list);
+    // Those of the copies the process loads.
+    for (const graph::Module& m : c.input.closure.modules) {
+      if (m.resolution.failure == resolve::Failure::None && m.resolution.path &&
+          std::any_of(copies.begin(), copies.end(),
+                      [&](const env::DllCopy* copy) { return copy->path == m.resolution.path; }))
+        c.related.push_back(m.key);
+    }
     c.evidence["present_family"] = other.id;
     // An addon built for CUDA 12 misses all its CUDA 12 libraries at once: one finding lists them.
     c.majors.add(detail::first_needed_by(c.module) + '\n' + other.id, "installed", c.module.name,
@@ -166,7 +184,7 @@ bool other_major_installed(Context& c) {
                   {"present", other.generation},
                   {"copies", Value::list(paths)},
                   {"install", Value::code(c.family->install)}},
-                 c.evidence, c.severity);
+                 c.evidence, c.severity, c.related);
     return true;
   }
   return false;
@@ -194,7 +212,7 @@ bool cuda_major(Context& c) {
                  {"wanted", c.family->generation},
                  {"present", family->generation},
                  {"present_dlls", present}},
-                c.evidence, c.severity);
+                c.evidence, c.severity, c.related);
     return true;
   }
   return other_major_installed(c);
@@ -208,6 +226,7 @@ struct SiblingGroup {
   Vars vars;
   Json evidence;
   std::optional<Severity> severity;
+  std::vector<DllName> main;  // the main DLL that loads them: the finding concerns it too
 };
 using SiblingGroups = std::map<std::pair<std::string, std::string>, SiblingGroup>;  // (main, variant)
 
@@ -223,7 +242,7 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
   std::string variant = "absent";
   Json copy = nullptr;
   for (const auto* candidate : c.copies) {
-    if (candidate->source == "next to the main DLL") {
+    if (candidate->source.kind == env::CopySource::Kind::NextToMainDll) {
       variant = "next_to_main";
       vars["folder"] = folder_of(detail::shown(*candidate));
       copy = detail::copy_json(*candidate);
@@ -251,6 +270,7 @@ bool missing_sibling(Context& c, SiblingGroups& groups) {
   if (group.dlls.empty()) {
     group.vars = vars;
     group.evidence = Json{{"main", main_path}, {"missing", Json::array()}};
+    group.main = {main->key};
   }
   group.dlls.push_back(c.module.name);
   if (variant == "copy_elsewhere") group.copies.push_back(detail::shown(*c.copies.front()));
@@ -267,7 +287,8 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
     group.vars["dlls"] = Value::list(group.dlls);
     // Copy-Item takes a list of sources: one command copies every missing sibling.
     group.vars["copies"] = Value::list(group.copies);
-    sink.emit("missing-sibling", key.second, group.dlls.front(), group.vars, group.evidence, group.severity);
+    sink.emit("missing-sibling", key.second, group.dlls.front(), group.vars, group.evidence, group.severity,
+              group.main);
   }
 }
 
@@ -275,8 +296,9 @@ void emit_sibling_groups(FindingSink& sink, SiblingGroups& groups) {
 // searches site-packages folders, and PATH would not help most of its loads (LOAD_LIBRARY_SEARCH flags), so
 // the folder must be added the way Python adds DLL folders.
 bool in_pip_wheel(Context& c) {
-  auto wheel = std::find_if(c.copies.begin(), c.copies.end(),
-                            [](const env::DllCopy* copy) { return copy->source == kPipWheel; });
+  auto wheel = std::find_if(c.copies.begin(), c.copies.end(), [](const env::DllCopy* copy) {
+    return copy->source.kind == env::CopySource::Kind::PipWheel;
+  });
   if (wheel == c.copies.end()) return false;
   const std::string folder = folder_of(detail::shown(**wheel));
   c.sink.emit("not-on-search-path", "python_wheel", c.module.name,
@@ -285,7 +307,7 @@ bool in_pip_wheel(Context& c) {
                {"folder", folder},
                {"folder_python", Value::python_path(folder)},
                {"needed_by", detail::first_needed_by(c.module)}},
-              c.evidence, c.severity);
+              c.evidence, c.severity, c.related);
   return true;
 }
 
@@ -319,7 +341,7 @@ bool missing_runtime(Context& c) {
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
     vars["target_folder"] = target.empty() ? folder_of(detail::shown(copy)) : target;
-    c.sink.emit("missing-runtime", "copy_elsewhere", c.module.name, vars, c.evidence, c.severity);
+    c.sink.emit("missing-runtime", "copy_elsewhere", c.module.name, vars, c.evidence, c.severity, c.related);
     return true;
   }
   vars["target_folder"] = target.empty() ? std::string("<a folder on PATH>") : target;
@@ -328,7 +350,7 @@ bool missing_runtime(Context& c) {
   std::string variant = c.family->kind == "driver" ? "driver" : c.family->kind == "msvc" ? "msvc" : "default";
   if (variant == "default" && framework_support(c, vars)) variant = "framework";
   if (c.family->kind == "cudnn" && variant != "framework") return false;
-  c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity);
+  c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity, c.related);
   return true;
 }
 
@@ -345,7 +367,7 @@ bool missing_lazy(Context& c) {
                {"needed_by", detail::first_needed_by(c.module)},
                {"when", lazy->when},
                {"install", Value::code(c.family->install)}},
-              c.evidence, c.severity);
+              c.evidence, c.severity, c.related);
   return true;
 }
 
@@ -353,8 +375,8 @@ bool missing_lazy(Context& c) {
 // records each copy once, with the first place it was seen ("install place" comes before the registry
 // PATH), so the source alone does not tell.
 std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
-  if (copy.source == "user PATH (registry)") return "user";
-  if (copy.source == "machine PATH (registry)") return "machine";
+  if (copy.source.kind == env::CopySource::Kind::UserPath) return "user";
+  if (copy.source.kind == env::CopySource::Kind::MachinePath) return "machine";
   if (!copy.windows_path) return {};
   return detail::registry_path_scope(input.environment, folder_of(*copy.windows_path));
 }
@@ -382,10 +404,11 @@ bool not_on_search_path(Context& c) {
                  {"folder", folder},
                  {"scope", user ? "user" : "machine"},
                  {"scope_name", user ? "User" : "Machine"}},
-                c.evidence, c.severity);
-  } else if (detail::starts_with(copy.source, kNextToImporter) || detail::starts_with(copy.source, kNextToLoaded)) {
-    const bool importer = detail::starts_with(copy.source, kNextToImporter);
-    const std::string beside = copy.source.substr(std::strlen(importer ? kNextToImporter : kNextToLoaded));
+                c.evidence, c.severity, c.related);
+  } else if (copy.source.kind == env::CopySource::Kind::NextToImporter ||
+             copy.source.kind == env::CopySource::Kind::NextToLoaded) {
+    const bool importer = copy.source.kind == env::CopySource::Kind::NextToImporter;
+    const std::string& beside = copy.source.module;
     c.evidence["beside"] = beside;
     c.sink.emit("not-on-search-path", importer ? "next_to_importer" : "next_to_loaded", c.module.name,
                 {{"dll", c.module.name},
@@ -393,11 +416,12 @@ bool not_on_search_path(Context& c) {
                  {"beside", beside},
                  {"needed_by", detail::first_needed_by(c.module)},
                  {"folder", folder}},
-                c.evidence, c.severity);
+                c.evidence, c.severity, c.related);
   } else {
-    c.sink.emit("not-on-search-path", "default", c.module.name,
-                {{"dll", c.module.name}, {"copy", detail::shown(copy)}, {"source", copy.source}, {"folder", folder}},
-                c.evidence, c.severity);
+    c.sink.emit(
+        "not-on-search-path", "default", c.module.name,
+        {{"dll", c.module.name}, {"copy", detail::shown(copy)}, {"source", copy.source.text()}, {"folder", folder}},
+        c.evidence, c.severity, c.related);
   }
   return true;
 }
@@ -422,7 +446,7 @@ void missing_api_set(Context& c) {
                {"needed_by", detail::first_needed_by(c.module)},
                {"schema", described},
                {"cycle", cycle}},
-              c.evidence, c.severity);
+              c.evidence, c.severity, c.related);
 }
 
 // A DLL one LoadLibrary call does not find and a later call of the same process does (found in a folder
@@ -471,7 +495,8 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
   detail::FindingGroups majors("cuda-major-mismatch", {{"dll", "dlls"}});
   for (const graph::Module& module : input.closure.modules) {
     if (module.is_root || module.resolution.failure != resolve::Failure::NotFound) continue;
-    Context c{input, sink, majors, module, input.rules.family_of(module.key), {}, Json::object(), std::nullopt};
+    Context c{input, sink, majors, module, input.rules.family_of(module.key), {}, Json::object(), std::nullopt, {}};
+    for (const std::string& importer : module.needed_by) c.related.emplace_back(importer);
     // A delay-loaded DLL fails only when first called, and maybe never; a DLL only some features of its
     // loader load (onnxruntime's cuFFT, for the FFT operators) is worth knowing, not a fault.
     if (module.load == graph::LoadKind::Delay) c.severity = Severity::Warning;
@@ -506,7 +531,8 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
       continue;
     }
     not_installed.add(detail::first_needed_by(module), "default", module.name,
-                      {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity);
+                      {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity,
+                      c.related);
   }
   not_installed.emit(sink);
   majors.emit(sink);

@@ -58,6 +58,9 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
     detail::Json evidence = {{"path", path}, {"missing", std::move(missing)}};
     const auto severity =
         module.load == graph::LoadKind::Delay ? std::optional<Severity>(Severity::Warning) : std::nullopt;
+    // The modules that want the functions are as much a part of it as the one that lacks them.
+    std::vector<DllName> importers;
+    for (const auto& m : explained_here) importers.emplace_back(m.needed_by);
     const auto other = std::find_if(
         module.resolution.candidates.begin(), module.resolution.candidates.end(), [&](const resolve::Candidate& c) {
           return c.verdict == resolve::Verdict::Shadowed && c.image && exports_all(*c.image, explained_here);
@@ -72,9 +75,9 @@ void detect_missing_exports(const RuleInput& input, FindingSink& sink) {
       const bool both_on_path =
           winner && winner->step == resolve::SearchStep::Path && other->step == resolve::SearchStep::Path;
       sink.emit("missing-export", both_on_path ? "other_copy_path_order" : "other_copy", module.name, vars, evidence,
-                severity);
+                severity, importers);
     } else {
-      sink.emit("missing-export", "default", module.name, vars, evidence, severity);
+      sink.emit("missing-export", "default", module.name, vars, evidence, severity, importers);
     }
   }
 }

@@ -25,6 +25,7 @@ std::string lower_windows_path(std::string path) {
 void compare_with_probe(const ProbeResult& probe, const graph::Closure& closure, const RuleData& rule_data,
                         RuleOutput& output) {
   FindingSink sink(rule_data);
+  sink.set_closure(closure);
   // file name -> lower-case full paths, in load order (a full-path load can add a second copy)
   std::map<DllName, std::vector<std::string>> loaded;
   for (const std::string& module : probe.modules) {

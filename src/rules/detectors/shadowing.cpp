@@ -45,7 +45,9 @@ void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
     const env::DllCopy* beside = nullptr;
     for (const env::DllCopy& copy : input.inventory.copies) {
       if (!detail::is_copy_of(copy, module.key) || copy.path == *r.path) continue;
-      if (!detail::starts_with(copy.source, kBesideImporter) && copy.source != kBesideProgram) continue;
+      if (copy.source.kind != env::CopySource::Kind::BesideImporter &&
+          copy.source.kind != env::CopySource::Kind::BesideProgram)
+        continue;
       if (copy.machine && !resolve::machine_fits(input.closure.process_machine, *copy.machine)) continue;
       beside = &copy;
       break;
@@ -57,9 +59,7 @@ void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
       continue;
     const bool older = chosen_version && beside->file_version && *chosen_version < *beside->file_version;
     const std::string chosen = display_path(r.windows_path, *r.path);
-    const std::string importer = detail::starts_with(beside->source, kBesideImporter)
-                                     ? beside->source.substr(std::string_view(kBesideImporter).size())
-                                     : std::string();
+    const std::string& importer = beside->source.module;
     const graph::Module* by = nullptr;
     for (const graph::Module& m : input.closure.modules) {
       if (!importer.empty() && m.name == importer) by = &m;
@@ -215,7 +215,9 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
     std::string odd_folder;
     std::vector<std::string> odd_names;
     detail::Json evidence = detail::Json::object();
+    std::vector<DllName> mixed;
     for (const auto& [version, modules] : by_version) {
+      for (const graph::Module* m : modules) mixed.push_back(m->key);
       // "9.0.0.312 (cudnn64_9.dll), 9.1.0.70 (cudnn_graph64_9.dll, cudnn_ops64_9.dll and 5 more)"
       std::string names;
       for (std::size_t i = 0; i < modules.size() && i < 2; ++i) {
@@ -241,7 +243,7 @@ void mixed_family_versions(const RuleInput& input, FindingSink& sink) {
                {"odd_folder", odd_folder},
                {"odd_names", Value::list(odd_names)},
                {"majority_version", majority->first.to_string()}},
-              {{"by_version", evidence}});
+              {{"by_version", evidence}}, std::nullopt, std::move(mixed));
   }
 }
 
@@ -274,7 +276,7 @@ void copies_not_used(const RuleInput& input, FindingSink& sink) {
     detail::Json evidence_others = detail::Json::array();
     for (const env::DllCopy* copy : others) {
       paths.push_back(detail::shown(*copy));
-      where += fmt::format("{}{} ({})", where.empty() ? "" : ", ", detail::shown(*copy), copy->source);
+      where += fmt::format("{}{} ({})", where.empty() ? "" : ", ", detail::shown(*copy), copy->source.text());
       evidence_others.push_back(detail::copy_json(*copy));
     }
     sink.emit("copies-not-used", whole_family ? "whole_family" : "default", module.name,

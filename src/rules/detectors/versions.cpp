@@ -45,7 +45,8 @@ void driver(const RuleInput& input, FindingSink& sink) {
               : "no --sysroot to read System32 from";
       sink.emit("driver-not-checked", "default", "nvcuda.dll",
                 {{"why", why}, {"minimum", minimum->driver}, {"cuda", cuda_text}},
-                {{"cuda", cuda_text}, {"cuda_dll", cuda->dll}, {"minimum_driver", minimum->driver}});
+                {{"cuda", cuda_text}, {"cuda_dll", cuda->dll}, {"minimum_driver", minimum->driver}}, std::nullopt,
+                {DllName(cuda->dll)});
     }
     return;
   }
@@ -65,7 +66,7 @@ void driver(const RuleInput& input, FindingSink& sink) {
              {"minimum", minimum->driver},
              {"cuda", cuda_text},
              {"cuda_dll", cuda->dll}},
-            evidence);
+            evidence, std::nullopt, {DllName(cuda->dll)});
 }
 
 // MSVC linkers write 14.x into the optional header; GNU ld and lld (MinGW mode) write their own
@@ -102,7 +103,8 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
               {{"runtime", path},
                {"runtime_version", version.to_string()},
                {"toolset", fmt::format("{}.{}", kMsvcLinkerMajor, toolset_minor)},
-               {"built_by", newest->name}});
+               {"built_by", newest->name}},
+              std::nullopt, {newest->key});
   }
 }
 
@@ -137,11 +139,13 @@ void import_order(const RuleInput& input, FindingSink& sink) {
             continue;
           const auto earlier = brought_by(input, frameworks[first]);
           std::vector<std::string> clashes;
+          std::vector<DllName> both;  // the modules of either import that clash
           nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
           for (const auto& [key, module] : brought_by(input, frameworks[later])) {
             const auto found = earlier.find(key);
             if (found == earlier.end() || found->second->resolution.path == module->resolution.path) continue;
             clashes.push_back(module->name);
+            both.push_back(module->key);
             evidence.push_back({{"dll", module->name},
                                 {"first", found->second->resolution.path.value_or("")},
                                 {"second", module->resolution.path.value_or("")}});
@@ -152,7 +156,8 @@ void import_order(const RuleInput& input, FindingSink& sink) {
                      {"second", frameworks[later].recipe},
                      {"dlls", Value::list(clashes)},
                      {"why", order.why}},
-                    {{"first", frameworks[first].recipe}, {"second", frameworks[later].recipe}, {"dlls", evidence}});
+                    {{"first", frameworks[first].recipe}, {"second", frameworks[later].recipe}, {"dlls", evidence}},
+                    std::nullopt, both);
         }
       }
     }

@@ -1,0 +1,181 @@
+// The closure report to paste into an issue (--format markdown): the verdict, the stack, the plan, the
+// findings with their fixes, a Mermaid picture of what matters, the modules table and the environment.
+#include <fmt/format.h>
+
+#include "dlldoctor/report/closure_formats.hpp"
+#include "dlldoctor/report/legend.hpp"
+#include "dlldoctor/report/markdown.hpp"
+#include "dlldoctor/report/plan_report.hpp"
+#include "dlldoctor/report/text_layout.hpp"
+
+namespace dlldoctor::report {
+namespace {
+
+std::string dll_count(const StackEntry& entry) {
+  return entry.dlls.size() > 1 ? fmt::format(" ({} DLLs)", entry.dlls.size()) : std::string();
+}
+
+std::string ids_code(const std::vector<std::string>& ids) {
+  std::string text;
+  for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + ("`" + id + "`");
+  return text;
+}
+
+// What the user sees, in a code block: the text as it appears, searchable and never reflowed.
+void write_error(TextOut& out, const std::optional<rules::LoaderErrorText>& error, const std::vector<std::string>& says,
+                 const std::string& indent) {
+  if (!error && says.empty()) return;
+  out.line();
+  out.line(indent + "*" + markdown_cell(error_heading(error, !says.empty())) + "*");
+  out.line();
+  if (says.empty()) return;
+  out.line(indent + "```text");
+  for (const std::string& line : says) out.line(indent + line);
+  out.line(indent + "```");
+  out.line();
+}
+
+void write_verdict(TextOut& out, const ClosureView& view) {
+  out.line("## dlldoctor report");
+  out.line();
+  out.line("**" + view.verdict() + "**");
+  out.line();
+  write_error(out, view.input().outcome_error, view.input().outcome_says, "");
+}
+
+void write_stack(TextOut& out, const Stack& stack) {
+  out.line("### Stack");
+  out.line();
+  out.line("| part | path | found by | findings |");
+  out.line("| --- | --- | --- | --- |");
+  for (const StackRow& row : stack_rows(stack)) {
+    const StackEntry& entry = *row.entry;
+    out.line(fmt::format("| {} | `{}`{} | {} | {} |", markdown_cell(row.part), markdown_cell(stack_where(entry)),
+                         dll_count(entry), resolve::step_name(entry.found_by), ids_code(entry.findings)));
+  }
+  out.line();
+  for (const StackFramework& framework : stack.frameworks) {
+    out.line("- " + markdown_cell(framework_line(framework)));
+    for (const std::string& mismatch : framework.mismatches) out.line("  - **mismatch:** " + markdown_cell(mismatch));
+  }
+  if (!stack.frameworks.empty()) out.line();
+}
+
+void write_findings(TextOut& out, const ClosureView& view) {
+  const ReportInput& input = view.input();
+  out.line("### Findings");
+  out.line();
+  for (std::size_t i = 0; i < input.findings->size(); ++i) {
+    const rules::Finding& finding = (*input.findings)[i];
+    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
+    out.line(fmt::format("- **{}** `{}`{}: {}", rules::severity_name(finding.severity), finding.id,
+                         " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message));
+    write_error(out, finding.error, finding.says, "  ");
+    // Whoever reads the ticket gets the failure mode's explanation, not only its name.
+    if (mode && !mode->explanation.empty()) {
+      out.line();
+      out.line("  *Why:* " + mode->explanation);
+    }
+    const FixShown& fix = view.fixes()[i];
+    switch (fix.kind) {
+      case FixShown::Kind::PlanSteps:
+        out.line();
+        out.line("  *Fix:* " + plan_steps_text(fix.steps) + " of the plan above.");
+        out.line();
+        break;
+      case FixShown::Kind::SameAs:
+        out.line();
+        out.line("  *Fix:* as for " + rules::finding_label((*input.findings)[fix.same_as].key()) + " above.");
+        out.line();
+        break;
+      case FixShown::Kind::Own:
+        out.line();
+        out.line("  ```powershell");
+        for (const std::string& line : finding.fix) out.line("  " + line);
+        out.line("  ```");
+        out.line();
+        break;
+      case FixShown::Kind::None: break;
+    }
+  }
+}
+
+void write_python(TextOut& out, const ReportInput& input) {
+  out.line("### Python");
+  out.line();
+  for (const PythonLine& line : python_lines(*input.expansion, input.environment))
+    out.line((line.nested ? "  - " : "- ") + markdown_cell(line.text));
+  out.line();
+}
+
+void write_modules(TextOut& out, const ClosureView& view) {
+  const graph::Closure& closure = *view.input().closure;
+  out.line();
+  out.line("### Modules");
+  out.line();
+  out.line("| DLL | version | path | found by | load |");
+  out.line("| --- | --- | --- | --- | --- |");
+  for (std::size_t i = 0; i < closure.modules.size(); ++i) {
+    const ModuleShown& shown = view.modules()[i];
+    std::string where = "`" + markdown_cell(shown.where) + "`";
+    switch (shown.state) {
+      case ModuleShown::State::Loads: break;
+      case ModuleShown::State::Assumed: where += " (assumed)"; break;
+      case ModuleShown::State::NotFound: where = "**not found**"; break;
+      case ModuleShown::State::CannotLoad: where = "**cannot load** " + where; break;
+      case ModuleShown::State::ApiSet: where = "API set -> " + *closure.modules[i].resolution.api_set_host; break;
+      case ModuleShown::State::ApiSetUnknown: where = "API set, host unknown (assumed)"; break;
+    }
+    out.line(fmt::format("| {} | {} | {} | {} | {} |", markdown_cell(closure.modules[i].name),
+                         shown.version.empty() ? "-" : shown.version, where,
+                         shown.found_by ? std::string(resolve::step_name(*shown.found_by)) : "-", shown.load));
+  }
+}
+
+void write_environment(TextOut& out, const ReportInput& input) {
+  const env::Environment& environment = *input.environment;
+  const graph::Closure& closure = *input.closure;
+  out.line();
+  out.line("<details><summary>Environment</summary>");
+  out.line();
+  out.line(fmt::format("- source: {}{}", environment.source,
+                       environment.sysroot ? ", sysroot `" + *environment.sysroot + "`" : std::string()));
+  out.line(fmt::format("- process: {}", pe::machine_name(closure.process_machine)));
+  out.line(fmt::format("- SafeDllSearchMode: {}", environment.safe_dll_search_mode ? "on" : "off"));
+  out.line(fmt::format("- KnownDLLs: {} ({} names)", environment.known_dlls_source, environment.known_dlls.size()));
+  out.line(fmt::format("- API sets: {}", environment.api_sets.source()));
+  out.line("- search order:");
+  for (const auto& folder : input.search_order) {
+    out.line(fmt::format("  - {}: `{}`{}", resolve::step_name(folder.step),
+                         folder.folder.windows.value_or(folder.folder.host),
+                         folder.folder.exists ? "" : " (does not exist)"));
+  }
+  for (const auto& note : environment.notes) out.line("- note: " + note);
+  for (const auto& note : closure.notes) out.line("- note: " + note);
+  if (input.rules) out.line("- rules: " + markdown_cell(input.rules->origin.text()));
+  out.line();
+  out.line("</details>");
+  out.line();
+}
+
+}  // namespace
+
+void write_closure_markdown(Sink& sink, const ClosureView& view, const WriteStyle&) {
+  TextOut out(sink);
+  for (const Part part : view.parts()) {
+    switch (part) {
+      case Part::Verdict: write_verdict(out, view); break;
+      case Part::Stack: write_stack(out, view.stack()); break;
+      case Part::Plan: append_plan_markdown(out, *view.input().plan); break;
+      case Part::Legend: legend_markdown(out, view.placeholders()); break;
+      case Part::Findings: write_findings(out, view); break;
+      case Part::Python: write_python(out, view.input()); break;
+      case Part::Tree: mermaid_block(out, view); break;
+      case Part::Modules: write_modules(out, view); break;
+      case Part::Environment: write_environment(out, view.input()); break;
+      case Part::Footer: out.line("<sub>dlldoctor " + view.input().tool_version + "</sub>"); break;
+    }
+  }
+}
+
+}  // namespace dlldoctor::report

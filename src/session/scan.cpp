@@ -1,0 +1,71 @@
+#include "dlldoctor/session/scan.hpp"
+
+#include <fmt/format.h>
+
+#include "dlldoctor/resolve/resolver.hpp"
+
+namespace dlldoctor::session {
+namespace {
+
+// Which copy a 64-bit process of this environment would load, for every DLL name the scan found.
+ScanSearch search(const scan::ScanResult& result, Machine& machine) {
+  const env::Environment& environment = machine.environment();
+  ScanSearch search;
+  resolve::ProcessState process;
+  process.app_dir = environment.cwd;
+  process.machine = pe::machine::kAmd64;
+  resolve::Resolver resolver(environment, machine.files(), machine.images(), resolve::WrongMachinePolicy::Skip);
+  search.description = fmt::format("a 64-bit process started in {} with the {} PATH entries given",
+                                   environment.cwd.windows.value_or(environment.cwd.host), environment.path.size());
+  std::string last;
+  for (const auto& file : result.files) {
+    if (file.key == last) continue;
+    last = file.key;
+    const resolve::Resolution resolution = resolver.resolve(file.key, process, {});
+    if (resolution.path) search.chosen[file.key] = *resolution.path;
+    for (const auto& candidate : resolution.candidates) {
+      if (candidate.verdict == resolve::Verdict::Shadowed) search.shadowed[file.key].push_back(candidate.path);
+    }
+  }
+  return search;
+}
+
+}  // namespace
+
+Result<ScanRun> scan(Machine& machine, const ScanRequest& request) {
+  // `--scan C:\ app.exe` means two things at once: a scan of folders and a program to diagnose.
+  for (const std::string& root : request.roots) {
+    if (!scan::exists_but_not_folder(root)) continue;
+    return Error{root + " is a file: --scan lists the DLLs under folders (a program is diagnosed with dlldoctor " +
+                 root + ", one DLL read with dlldoctor inspect " + root + ")"};
+  }
+  ScanRun run;
+  run.rules = &machine.rules();
+  // Absolute, so the copies compare equal to what the resolver finds through --path.
+  for (const std::string& root : request.roots) run.options.roots.push_back(env::absolute_path(root));
+  run.options.all_dlls = request.all_dlls;
+  run.options.progress = request.progress;
+  // The scan keys files by their lower-case file name (each ends in .dll): a family member's key is that.
+  for (const auto& family : machine.rules().families) {
+    for (const DllName& member : family.members) run.options.names.insert(member.key());
+  }
+  run.result = scan::scan(run.options);
+  if (run.result.missing_roots.size() == run.options.roots.size()) {
+    std::string lines;
+    for (const auto& root : run.result.missing_roots) lines += (lines.empty() ? "" : "\n") + root + ": no such folder";
+    return Error{lines};
+  }
+  if (machine.has_environment()) {
+    run.search = search(run.result, machine);
+    if (machine.environment().sysroot) {
+      const env::Environment* environment = &machine.environment();
+      run.windows_path = [environment](const std::string& path) { return env::windows_path_of(*environment, path); };
+    }
+  }
+  // The rule engine concludes; the report shows its findings.
+  run.checks = rules::run_folder_rules(rules::scanned_folders(run.result.files, machine.rules(), run.windows_path),
+                                       machine.rules());
+  return run;
+}
+
+}  // namespace dlldoctor::session
