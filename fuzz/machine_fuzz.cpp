@@ -27,11 +27,11 @@
 #include "dlldoctor/core/bounded_reader.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/memory_file_system.hpp"
-#include "dlldoctor/env/registry_hive.hpp"
-#include "dlldoctor/env/registry_log.hpp"
 #include "dlldoctor/env/snapshot.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "env/registry_hive.hpp"
+#include "env/registry_log.hpp"
 #include "report_check.hpp"
 
 #ifndef DLLDOCTOR_FUZZ_FIXTURES_DEFAULT

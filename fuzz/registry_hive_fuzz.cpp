@@ -8,7 +8,7 @@
 #include <string>
 
 #include "dlldoctor/core/bounded_reader.hpp"
-#include "dlldoctor/env/registry_hive.hpp"
+#include "env/registry_hive.hpp"
 
 namespace {
 

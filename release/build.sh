@@ -10,8 +10,10 @@ out=${1:-dist}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DDLLDOCTOR_BUILD_TESTS=OFF -DDLLDOCTOR_BUILD_FIXTURES=OFF >/dev/null
 cmake --build build-release --target dlldoctor
+# The cross build cannot run the rules compiler: it embeds the rules the Linux build compiled.
 cmake -S . -B build-release-windows -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/mingw-toolchain.cmake" \
-  -DCMAKE_BUILD_TYPE=Release -DDLLDOCTOR_BUILD_TESTS=OFF -DDLLDOCTOR_BUILD_FIXTURES=OFF >/dev/null
+  -DCMAKE_BUILD_TYPE=Release -DDLLDOCTOR_BUILD_TESTS=OFF -DDLLDOCTOR_BUILD_FIXTURES=OFF \
+  -DDLLDOCTOR_COMPILED_RULES="$PWD/build-release/src/generated/compiled-rules.bin" >/dev/null
 cmake --build build-release-windows --target dlldoctor
 python3 release/pack.py --linux build-release/src/dlldoctor --windows build-release-windows/src/dlldoctor.exe \
   --out "$out"

@@ -3,13 +3,13 @@
 #ifdef _WIN32
 // shellapi.h needs windows.h first.
 // clang-format off
-#include "dlldoctor/core/windows_api.hpp"
+#include "core/windows_api.hpp"
 #include <shellapi.h>
 // clang-format on
 
 #include <cstdlib>
 
-#include "dlldoctor/core/utf8_windows.hpp"
+#include "core/utf8_windows.hpp"
 #endif
 
 namespace dlldoctor::cli {

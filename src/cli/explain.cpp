@@ -11,10 +11,9 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/scan.hpp"
-#include "dlldoctor/core/build_info.hpp"
-#include "dlldoctor/plan/script.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
+#include "dlldoctor/report/fix_script.hpp"
 #include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
@@ -217,12 +216,13 @@ int run_explain(const ExplainOptions& options) {
       same_file(options.output, options.fix_script))
     return fail("-o and --fix-script name the same file (" + options.output +
                 "): one would replace the other; name two files (nothing was written)");
-  const report::ClosureView view(*run, {kVersion, utc_now()});
+  const report::ClosureView view(*run, report::Stamp::now());
   if (!options.fix_script.empty()) {
     if (!run->plan) {
       print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
     } else {
-      auto script = plan::fix_script(*run->plan, {kVersion, run->closure().outcome.request, view.verdict()});
+      auto script =
+          report::fix_script(*run->plan, {view.input().tool_version, run->closure().outcome.request, view.verdict()});
       if (!script) return fail(script.error().message);
       if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
     }

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 namespace {
 

@@ -1,7 +1,6 @@
 #include "cli/output.hpp"
 
 #include <cstdlib>
-#include <ctime>
 
 #ifdef _WIN32
 #include <io.h>
@@ -73,19 +72,6 @@ bool is_terminal(std::FILE* stream) {
 #else
   return isatty(fileno(stream)) != 0;
 #endif
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-#ifdef _WIN32
-  gmtime_s(&utc, &now);
-#else
-  gmtime_r(&now, &utc);
-#endif
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 }  // namespace dlldoctor::cli

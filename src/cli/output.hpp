@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "dlldoctor/core/fs.hpp"
+#include "core/fs.hpp"
 #include "dlldoctor/core/output_file.hpp"
-#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/report/writers.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::cli {
 
@@ -90,8 +90,5 @@ bool is_terminal(std::FILE* stream);
 // Colour in text written to stdout: only on a terminal, never with --no-color, -o FILE, or NO_COLOR set
 // to a non-empty value (no-color.org).
 bool use_color(bool no_color_flag, const std::string& output_file);
-
-// An ISO 8601 UTC time for the one field of a JSON report that differs between runs.
-std::string utc_now();
 
 }  // namespace dlldoctor::cli

@@ -16,10 +16,10 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "core/utf8_windows.hpp"
+#include "core/windows_api.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/utf8_windows.hpp"
-#include "dlldoctor/core/windows_api.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::cli {

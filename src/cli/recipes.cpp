@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "dlldoctor/report/recipes_report.hpp"
+#include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -19,15 +20,17 @@ struct RecipesOptions {
 };
 
 int run_recipes(const RecipesOptions& options) {
-  auto rule_data = rules::load_rules_for(options.argv0, options.rules);
-  if (!rule_data) {
-    print_message(rule_data.error().message);
+  session::MachineSpec spec;
+  spec.argv0 = options.argv0;
+  spec.rules = options.rules;
+  spec.environment = session::EnvironmentChoice::None;
+  auto machine = session::open_machine(spec);
+  if (!machine) {
+    print_message(machine.error().message);
     return kExitFailure;
   }
-  std::vector<FileRead> read;
-  for (const std::string& file : rules::rule_files_read(*rule_data)) read.push_back({file, "a rules file"});
-  if (refuse_writing_over("-o", options.output, read) != kExitOk) return kExitFailure;
-  return write_report(report::recipes_writers(), options.format, *rule_data, options.output, {}, "the recipes");
+  if (refuse_writing_over("-o", options.output, machine->files_read()) != kExitOk) return kExitFailure;
+  return write_report(report::recipes_writers(), options.format, machine->rules(), options.output, {}, "the recipes");
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/core/build_info.hpp"
 #include "dlldoctor/report/scan_report.hpp"
 #include "dlldoctor/session/scan.hpp"
 
@@ -46,7 +45,7 @@ int run_scan(const ScanCommand& command) {
   for (const scan::ScannedFile& file : run->result.files) read.push_back({file.path, "a DLL the scan read"});
   for (FileRead& file : machine->files_read()) read.push_back(std::move(file));
   if (refuse_writing_over("-o", command.output, read) != kExitOk) return kExitFailure;
-  const report::ScanView view(*run, {kVersion, utc_now()});
+  const report::ScanView view(*run, report::Stamp::now());
   const int written = write_report(report::scan_writers(), command.format, view, command.output,
                                    {use_color(command.no_color, command.output)}, "--scan");
   // The main command's contract: 1 when there is a finding of error severity, 2 when it could not run.

@@ -5,11 +5,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/core/build_info.hpp"
-#include "dlldoctor/env/system_names.hpp"
+#include "core/build_info.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 #include "dlldoctor/session/machine.hpp"
+#include "env/system_names.hpp"
 
 namespace dlldoctor::cli {
 

@@ -7,8 +7,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "dlldoctor/core/build_info.hpp"
-#include "dlldoctor/rules/rule_data.hpp"
+#include "core/build_info.hpp"
+#include "dlldoctor/session/shipped_rules.hpp"
 #include "env/api_set_table.hpp"
 
 namespace dlldoctor::cli {
@@ -29,7 +29,7 @@ int print_version(const CLI::App& app, const std::string& argv0) {
     print_message(fmt::format("--version has no --format {} (it writes text, json)", format));
     return kExitFailure;
   }
-  auto rules = rules::load_rules_for(argv0, extra);
+  auto rules = session::load_shipped_rules(argv0, extra);
   if (!rules) {
     print_message(rules.error().message);
     return kExitFailure;

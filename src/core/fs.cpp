@@ -1,10 +1,10 @@
-#include "dlldoctor/core/fs.hpp"
+#include "core/fs.hpp"
 
 #include <sstream>
 
 #if defined(_WIN32)
-#include "dlldoctor/core/utf8_windows.hpp"
-#include "dlldoctor/core/windows_api.hpp"
+#include "core/utf8_windows.hpp"
+#include "core/windows_api.hpp"
 #else
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "dlldoctor/core/mapped_file.hpp"
+#include "core/mapped_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -6,8 +6,8 @@
 #include <utility>
 
 #ifdef _WIN32
-#include "dlldoctor/core/utf8_windows.hpp"
-#include "dlldoctor/core/windows_api.hpp"
+#include "core/utf8_windows.hpp"
+#include "core/windows_api.hpp"
 #else
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -6,13 +6,13 @@
 #include <cstring>
 #include <random>
 
-#include "dlldoctor/core/fs.hpp"
+#include "core/fs.hpp"
 
 #ifdef _WIN32
 #include <process.h>
 
-#include "dlldoctor/core/utf8_windows.hpp"
-#include "dlldoctor/core/windows_api.hpp"
+#include "core/utf8_windows.hpp"
+#include "core/windows_api.hpp"
 #else
 #include <sys/stat.h>
 #include <unistd.h>

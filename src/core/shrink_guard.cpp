@@ -1,4 +1,4 @@
-#include "dlldoctor/core/shrink_guard.hpp"
+#include "core/shrink_guard.hpp"
 
 #ifndef _WIN32
 #include <signal.h>

@@ -1,6 +1,6 @@
-#include "dlldoctor/core/utf8_windows.hpp"
+#include "core/utf8_windows.hpp"
 
-#include "dlldoctor/core/windows_api.hpp"
+#include "core/windows_api.hpp"
 
 namespace dlldoctor {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/shrink_guard.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/shrink_guard.hpp"
 #include "dlldoctor/env/file_system.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "env/api_set_table.hpp"

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "dlldoctor/core/fs.hpp"
+#include "core/fs.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/env/hive_loader.hpp"
-#include "dlldoctor/env/registry_hive.hpp"
-#include "dlldoctor/env/system_names.hpp"
+#include "env/hive_loader.hpp"
+#include "env/registry_hive.hpp"
+#include "env/system_names.hpp"
 
 namespace dlldoctor::env {
 namespace {

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #endif
 
-#include "dlldoctor/core/fs.hpp"
-#include "dlldoctor/core/mapped_file.hpp"
+#include "core/fs.hpp"
+#include "core/mapped_file.hpp"
 
 namespace dlldoctor::env {
 

@@ -1,10 +1,10 @@
-#include "dlldoctor/env/hive_loader.hpp"
+#include "env/hive_loader.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/env/registry_log.hpp"
+#include "env/registry_log.hpp"
 
 namespace dlldoctor::env {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/utf8_windows.hpp"
+#include "core/windows_api.hpp"
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/utf8_windows.hpp"
-#include "dlldoctor/core/windows_api.hpp"
 #include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/env/system_names.hpp"
+#include "env/system_names.hpp"
 
 namespace dlldoctor::env {
 namespace {

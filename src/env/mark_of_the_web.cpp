@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
+#include "core/text.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/text.hpp"
 
 namespace dlldoctor::env {
 namespace {

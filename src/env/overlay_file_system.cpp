@@ -1,4 +1,4 @@
-#include "dlldoctor/env/overlay_file_system.hpp"
+#include "env/overlay_file_system.hpp"
 
 #include <algorithm>
 

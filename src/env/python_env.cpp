@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/text.hpp"
 #include "dlldoctor/pe/reader.hpp"
 
 namespace dlldoctor::env {

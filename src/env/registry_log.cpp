@@ -1,11 +1,11 @@
-#include "dlldoctor/env/registry_log.hpp"
+#include "env/registry_log.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
 
-#include "dlldoctor/env/registry_hive.hpp"
+#include "env/registry_hive.hpp"
 
 namespace dlldoctor::env {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/env/inventory.hpp"
-#include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/pe/reader.hpp"
+#include "env/system_names.hpp"
 
 namespace dlldoctor::env {
 namespace {

@@ -1,4 +1,4 @@
-#include "dlldoctor/env/system_names.hpp"
+#include "env/system_names.hpp"
 
 #include <algorithm>
 #include <array>

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/mapped_file.hpp"
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/mapped_file.hpp"
 #include "dlldoctor/pe/image.hpp"
 #include "pe/pe_view.hpp"
 

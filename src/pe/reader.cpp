@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <array>
 
-#include "dlldoctor/core/mapped_file.hpp"
-#include "dlldoctor/core/shrink_guard.hpp"
+#include "core/mapped_file.hpp"
+#include "core/shrink_guard.hpp"
 #include "pe/pe_view.hpp"
 
 namespace dlldoctor::pe {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/env/overlay_file_system.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/plan/planner.hpp"
+#include "env/overlay_file_system.hpp"
 
 namespace dlldoctor::plan {
 

@@ -1,10 +1,10 @@
-#include "dlldoctor/plan/commands.hpp"
+#include "plan/commands.hpp"
 
 #include <fmt/format.h>
 
+#include "core/utf8.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/utf8.hpp"
-#include "dlldoctor/rules/fix_template.hpp"
+#include "rules/fix_template.hpp"
 
 namespace dlldoctor::plan {
 

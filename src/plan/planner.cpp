@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/env/overlay_file_system.hpp"
+#include "env/overlay_file_system.hpp"
 #include "plan/changes.hpp"
 
 namespace dlldoctor::plan {

@@ -7,8 +7,8 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/inventory.hpp"
-#include "dlldoctor/rules/recipe_chain.hpp"
-#include "dlldoctor/rules/recipe_condition.hpp"
+#include "rules/recipe_chain.hpp"
+#include "rules/recipe_condition.hpp"
 
 namespace dlldoctor::recipes {
 namespace {

@@ -1,9 +1,10 @@
 // The closure report as a Graphviz graph (--format dot): `dot -Tsvg report.dot -o report.svg`.
 #include <fmt/format.h>
 
-#include "dlldoctor/report/closure_formats.hpp"
-#include "dlldoctor/report/picture.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "core/utf8.hpp"
+#include "report/closure_formats.hpp"
+#include "report/picture.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {
@@ -19,10 +20,11 @@ std::string dot_string(const std::string& text) {
   return out + '"';
 }
 
-// Lines of a label, joined by Graphviz's centred line break.
+// Lines of a label, joined by Graphviz's centred line break. A newline inside a line (a name from a file)
+// is a line's text, not a break: written \x0a as the other formats write it.
 std::string label(const std::vector<std::string>& lines) {
   std::string joined;
-  for (const std::string& line : lines) joined += (joined.empty() ? "" : "\n") + line;
+  for (const std::string& line : lines) joined += (joined.empty() ? "" : "\n") + escape_bytes(line, Escape::Controls);
   std::string out;
   for (char c : dot_string(joined)) out += c == '\n' ? std::string("\\n") : std::string(1, c);
   return out;

@@ -3,11 +3,11 @@
 // of the pictures) and the modules table with a filter box.
 #include <fmt/format.h>
 
-#include "dlldoctor/report/closure_formats.hpp"
-#include "dlldoctor/report/html_page.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/picture.hpp"
-#include "dlldoctor/report/plan_report.hpp"
+#include "report/closure_formats.hpp"
+#include "report/html_page.hpp"
+#include "report/legend.hpp"
+#include "report/picture.hpp"
+#include "report/plan_report.hpp"
 
 namespace dlldoctor::report {
 namespace {

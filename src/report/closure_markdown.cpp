@@ -2,11 +2,11 @@
 // findings with their fixes, a Mermaid picture of what matters, the modules table and the environment.
 #include <fmt/format.h>
 
-#include "dlldoctor/report/closure_formats.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/markdown.hpp"
-#include "dlldoctor/report/plan_report.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/closure_formats.hpp"
+#include "report/legend.hpp"
+#include "report/markdown.hpp"
+#include "report/plan_report.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {

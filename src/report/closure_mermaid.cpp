@@ -2,8 +2,8 @@
 // report is pasted.
 #include <fmt/format.h>
 
-#include "dlldoctor/report/closure_formats.hpp"
-#include "dlldoctor/report/picture.hpp"
+#include "report/closure_formats.hpp"
+#include "report/picture.hpp"
 
 namespace dlldoctor::report {
 namespace {

@@ -6,15 +6,15 @@
 #include <algorithm>
 #include <set>
 
-#include "dlldoctor/report/closure_formats.hpp"
 #include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/markdown.hpp"
-#include "dlldoctor/report/plan_report.hpp"
-#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/session/stack.hpp"
+#include "report/closure_formats.hpp"
+#include "report/legend.hpp"
+#include "report/markdown.hpp"
+#include "report/plan_report.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {

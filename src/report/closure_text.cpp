@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "dlldoctor/report/closure_formats.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/plan_report.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/closure_formats.hpp"
+#include "report/legend.hpp"
+#include "report/plan_report.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/plan_report.hpp"
+#include "report/legend.hpp"
+#include "report/plan_report.hpp"
 
 namespace dlldoctor::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "dlldoctor/report/html_page.hpp"
+#include "report/html_page.hpp"
 
 namespace dlldoctor::report {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {

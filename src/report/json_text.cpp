@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "dlldoctor/core/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace dlldoctor::report {
 namespace {

@@ -1,9 +1,9 @@
-#include "dlldoctor/report/legend.hpp"
+#include "report/legend.hpp"
 
-#include "dlldoctor/report/html_page.hpp"
-#include "dlldoctor/report/markdown.hpp"
-#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/rules/command_paths.hpp"
+#include "report/html_page.hpp"
+#include "report/markdown.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {

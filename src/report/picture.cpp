@@ -1,4 +1,4 @@
-#include "dlldoctor/report/picture.hpp"
+#include "report/picture.hpp"
 
 #include <fmt/format.h>
 

@@ -1,13 +1,13 @@
-#include "dlldoctor/report/plan_report.hpp"
+#include "report/plan_report.hpp"
 
 #include <fmt/format.h>
 
-#include "dlldoctor/core/utf8.hpp"
-#include "dlldoctor/plan/commands.hpp"
-#include "dlldoctor/report/html_page.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/markdown.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "core/utf8.hpp"
+#include "plan/commands.hpp"
+#include "report/html_page.hpp"
+#include "report/legend.hpp"
+#include "report/markdown.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/text_layout.hpp"
-#include "dlldoctor/rules/recipe_chain.hpp"
+#include "report/text_layout.hpp"
+#include "rules/recipe_chain.hpp"
 
 namespace dlldoctor::report {
 namespace {

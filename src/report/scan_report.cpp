@@ -8,11 +8,11 @@
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
-#include "dlldoctor/report/html_page.hpp"
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/markdown.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/html_page.hpp"
+#include "report/legend.hpp"
+#include "report/markdown.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 

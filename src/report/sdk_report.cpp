@@ -5,8 +5,8 @@
 
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/legend.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 namespace {

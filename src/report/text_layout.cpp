@@ -1,9 +1,9 @@
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "dlldoctor/core/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace dlldoctor::report {
 namespace {

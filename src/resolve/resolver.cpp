@@ -4,8 +4,8 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/env/system_names.hpp"
 #include "dlldoctor/pe/reader.hpp"
+#include "env/system_names.hpp"
 
 namespace dlldoctor::resolve {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/utf8.hpp"
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/core/utf8.hpp"
 
 namespace dlldoctor::rules {
 

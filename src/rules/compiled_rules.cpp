@@ -1,4 +1,4 @@
-#include "dlldoctor/rules/compiled_rules.hpp"
+#include "rules/compiled_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -362,7 +362,7 @@ class Reader {
   bool ok_ = true;
 };
 
-constexpr std::string_view kMagic = "dlldoctor compiled rules 2\n";
+constexpr std::string_view kMagic = "dlldoctor compiled rules 3\n";
 
 std::string layout() {
   Signature signature;
@@ -372,6 +372,13 @@ std::string layout() {
 }
 
 std::uint64_t checksum(std::string_view bytes) { return std::hash<std::string_view>()(bytes); }
+
+// One sum of the files' names and texts, as the compiled rules were made from them.
+std::uint64_t texts_checksum(const std::vector<RuleFile>& files) {
+  std::string all;
+  for (const RuleFile& file : files) all += file.name + '\n' + std::to_string(file.text.size()) + '\n' + file.text;
+  return checksum(all);
+}
 
 }  // namespace
 
@@ -399,25 +406,18 @@ Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFi
   Writer out(files);
   out(kMagic);
   out(layout());
-  out.number(files.size());
-  for (const RuleFile& file : files) {
-    out(std::string_view(file.name));
-    out(std::string_view(file.text));
-  }
+  out.number(texts_checksum(files));
   out.number(checksum(*payload));
   out.bytes() += *payload;
   return std::move(out.bytes());
 }
 
-std::optional<RuleData> read_compiled_rules(const std::string& bytes, const std::vector<RuleFile>& files) {
+std::optional<RuleData> read_compiled_rules(std::string_view bytes, const std::vector<RuleFile>& files) {
   Reader in(bytes, files);
-  if (in.text() != kMagic || in.text() != layout() || in.number() != files.size()) return std::nullopt;
-  for (const RuleFile& file : files) {
-    if (in.text() != file.name || in.text() != file.text) return std::nullopt;
-  }
+  if (in.text() != kMagic || in.text() != layout() || in.number() != texts_checksum(files)) return std::nullopt;
   const std::uint64_t sum = in.number();
   if (!in.ok()) return std::nullopt;
-  const std::string_view payload = std::string_view(bytes).substr(bytes.size() - in.remaining());
+  const std::string_view payload = bytes.substr(bytes.size() - in.remaining());
   if (checksum(payload) != sum) return std::nullopt;
   return read_compiled_payload(payload, files);
 }

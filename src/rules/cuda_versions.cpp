@@ -1,4 +1,4 @@
-#include "dlldoctor/rules/cuda_versions.hpp"
+#include "rules/cuda_versions.hpp"
 
 #include <fmt/format.h>
 

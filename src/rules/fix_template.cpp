@@ -1,8 +1,8 @@
-#include "dlldoctor/rules/fix_template.hpp"
+#include "rules/fix_template.hpp"
 
 #include <algorithm>
 
-#include "dlldoctor/core/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace dlldoctor::rules {
 

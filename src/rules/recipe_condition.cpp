@@ -1,8 +1,8 @@
-#include "dlldoctor/rules/recipe_condition.hpp"
+#include "rules/recipe_condition.hpp"
 
 #include <fmt/format.h>
 
-#include "dlldoctor/core/text.hpp"
+#include "core/text.hpp"
 
 namespace dlldoctor::rules {
 namespace {

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "dlldoctor/resolve/load_request.hpp"
-#include "dlldoctor/rules/recipe_condition.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "rules/recipe_condition.hpp"
 
 namespace dlldoctor::rules {
 namespace {

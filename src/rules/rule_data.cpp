@@ -5,12 +5,10 @@
 
 #include <algorithm>
 
+#include "core/fs.hpp"
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/fs.hpp"
-#include "dlldoctor/rules/builtin_rules.hpp"
-#include "dlldoctor/rules/compiled_rules.hpp"
-#include "dlldoctor/rules/fix_template.hpp"
-#include "dlldoctor/rules/recipe_chain.hpp"
+#include "rules/fix_template.hpp"
+#include "rules/recipe_chain.hpp"
 #include "rules/recipe_reader.hpp"
 #include "rules/table_reader.hpp"
 #include "rules/toml_headers.hpp"
@@ -476,13 +474,6 @@ Result<RuleData> parse_rule_files(const std::vector<RuleFile>& files) {
 
 namespace {
 
-// The folder's compiled-rules.bin, when there is one and it was made from exactly these files.
-std::optional<RuleData> compiled_rules_of(const std::string& folder, const std::vector<RuleFile>& files) {
-  std::optional<std::string> bytes = read_whole_file(from_fs_path(to_fs_path(folder) / kCompiledRulesFile));
-  if (!bytes) return std::nullopt;
-  return read_compiled_rules(*bytes, files);
-}
-
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>& from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
@@ -504,53 +495,27 @@ void append(RuleData& to, RuleData& from) {
 
 }  // namespace
 
-namespace {
-
-// The rules of one folder whose files were read: from its compiled-rules.bin when that matches them.
-Result<RuleData> rules_of_folder(const std::string& folder, const std::vector<RuleFile>& files) {
-  if (std::optional<RuleData> compiled = compiled_rules_of(folder, files)) {
-    for (const RuleFile& file : files) compiled->files.push_back(file.path);
-    return std::move(*compiled);
-  }
-  return parse_rule_files(files);
-}
-
-// The rules of `first` (the built-in files, or a shipped folder's, already read), then of each folder.
-Result<RuleData> load_rule_sets(const std::optional<std::string>& first_folder, const std::vector<RuleFile>& first,
-                                const std::vector<std::string>& folders) {
-  RuleData data;
-  if (!first.empty()) {
-    auto read = first_folder ? rules_of_folder(*first_folder, first) : parse_rule_files(first);
-    if (!read) return read.error();
-    if (!first_folder)
-      for (const RuleFile& file : first) read->files.push_back(file.path);
-    append(data, *read);
-  }
+Result<RuleData> add_rule_folders(RuleData first, const std::vector<std::string>& folders) {
   for (const std::string& folder : folders) {
     auto files = rule_files(folder);
     if (!files) return files.error();
-    auto read = rules_of_folder(folder, *files);
+    auto read = parse_rule_files(*files);
     if (!read) return read.error();
-    append(data, *read);
+    append(first, *read);
   }
-  auto valid = validate(data);
+  auto valid = validate(first);
   if (!valid) return valid.error();
-  return data;
+  return first;
 }
 
-}  // namespace
+Result<RuleData> load_rules(const std::vector<std::string>& folders) { return add_rule_folders({}, folders); }
 
-Result<RuleData> load_rules(const std::vector<std::string>& folders) {
-  return load_rule_sets(std::nullopt, {}, folders);
-}
-
-std::vector<RuleFile> builtin_rule_files() {
-  std::vector<RuleFile> files;
-  for (std::size_t i = 0; i < kBuiltinRuleFileCount; ++i) {
-    const BuiltinRuleFile& file = kBuiltinRuleFiles[i];
-    files.push_back({std::string("<built-in>/") + file.name, file.name, std::string(file.text, file.size)});
+std::vector<std::string> rule_files_read(const RuleData& rules) {
+  std::vector<std::string> read;
+  for (const std::string& file : rules.files) {
+    if (file.rfind("<built-in>/", 0) != 0) read.push_back(file);
   }
-  return files;
+  return read;
 }
 
 std::string RulesOrigin::summary() const {
@@ -567,61 +532,6 @@ std::string RulesOrigin::summary() const {
 }
 
 std::string RulesOrigin::text() const { return folder ? summary() + ": " + *folder : summary(); }
-
-std::optional<std::string> default_rules_folder(const std::string& argv0) {
-  FsErrorCode ec;
-  const fs::path exe = running_executable(argv0);
-  for (const fs::path& candidate :
-       {exe.parent_path() / "rules", exe.parent_path().parent_path() / "share" / "dlldoctor" / "rules"}) {
-    if (fs::is_directory(candidate, ec)) return from_fs_path(candidate);
-  }
-  return std::nullopt;
-}
-
-Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders) {
-  RulesOrigin origin;
-  origin.builtin_version = kBuiltinRulesVersion;
-  origin.extra = extra_folders;
-  // A folder beside the binary replaces the built-in rules (someone edited a copy on purpose); without
-  // one, the binary alone knows every rule (issue 30: one file works). Its files are read once, and
-  // compared with the built-in texts where they lie.
-  const std::optional<std::string> shipped = default_rules_folder(argv0);
-  std::vector<RuleFile> first;
-  if (shipped) {
-    auto files = rule_files(*shipped);
-    if (!files) return files.error();
-    first = std::move(files).value();
-    origin.folder = shipped;
-    const auto* builtin_end = kBuiltinRuleFiles + kBuiltinRuleFileCount;
-    for (const RuleFile& file : first) {
-      const auto* same =
-          std::find_if(kBuiltinRuleFiles, builtin_end, [&](const BuiltinRuleFile& b) { return b.name == file.name; });
-      if (same == builtin_end || std::string_view(same->text, same->size) != file.text)
-        origin.edited.push_back(file.name);
-    }
-    for (const auto* b = kBuiltinRuleFiles; b != builtin_end; ++b) {
-      if (std::none_of(first.begin(), first.end(), [&](const RuleFile& f) { return f.name == b->name; }))
-        origin.edited.push_back(std::string(b->name) + " (missing)");
-    }
-  } else {
-    first = builtin_rule_files();
-  }
-  auto data = load_rule_sets(shipped, first, extra_folders);
-  if (!data) return data.error();
-  data->origin = std::move(origin);
-  return data;
-}
-
-std::vector<std::string> rule_files_read(const RuleData& rules) {
-  std::vector<std::string> read;
-  for (const std::string& file : rules.files) {
-    if (file.rfind("<built-in>/", 0) != 0) read.push_back(file);
-  }
-  std::vector<std::string> folders = rules.origin.extra;
-  if (rules.origin.folder) folders.insert(folders.begin(), *rules.origin.folder);
-  for (const std::string& folder : folders) read.push_back(from_fs_path(to_fs_path(folder) / kCompiledRulesFile));
-  return read;
-}
 
 std::vector<const Recipe*> recipe_chain(const RuleData& rules, const std::string& id) {
   std::vector<const Recipe*> chain;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "dlldoctor/core/utf8.hpp"
-#include "dlldoctor/rules/fix_template.hpp"
+#include "core/utf8.hpp"
 #include "rules/error_words.hpp"
+#include "rules/fix_template.hpp"
 
 namespace dlldoctor::rules {
 

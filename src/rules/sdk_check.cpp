@@ -10,8 +10,8 @@
 #include <map>
 #include <string_view>
 
+#include "core/fs.hpp"
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
 

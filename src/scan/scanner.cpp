@@ -6,10 +6,10 @@
 #include <mutex>
 #include <thread>
 
+#include "core/mapped_file.hpp"
+#include "core/shrink_guard.hpp"
+#include "core/utf8.hpp"
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/mapped_file.hpp"
-#include "dlldoctor/core/shrink_guard.hpp"
-#include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/pe/reader.hpp"
 #include "scan/walker.hpp"
 

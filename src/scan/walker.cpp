@@ -1,10 +1,10 @@
 #include "scan/walker.hpp"
 
-#include "dlldoctor/core/utf8.hpp"
+#include "core/utf8.hpp"
 
 #ifdef _WIN32
-#include "dlldoctor/core/utf8_windows.hpp"
-#include "dlldoctor/core/windows_api.hpp"
+#include "core/utf8_windows.hpp"
+#include "core/windows_api.hpp"
 #else
 #include <dirent.h>
 #include <fcntl.h>

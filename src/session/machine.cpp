@@ -1,8 +1,9 @@
 #include "dlldoctor/session/machine.hpp"
 
-#include "dlldoctor/core/fs.hpp"
+#include "core/fs.hpp"
 #include "dlldoctor/env/snapshot.hpp"
-#include "dlldoctor/env/system_names.hpp"
+#include "dlldoctor/session/shipped_rules.hpp"
+#include "env/system_names.hpp"
 
 namespace dlldoctor::session {
 namespace {
@@ -58,7 +59,7 @@ std::vector<FileRead> Machine::files_read() const {
 
 Result<Machine> open_machine(const MachineSpec& spec, std::unique_ptr<env::FileSystem> files) {
   if (!files) files = std::make_unique<env::HostFileSystem>();
-  auto rules = rules::load_rules_for(spec.argv0, spec.rules);
+  auto rules = load_shipped_rules(spec.argv0, spec.rules);
   if (!rules) return rules.error();
   std::optional<env::Environment> environment;
   if (spec.environment != EnvironmentChoice::None) {

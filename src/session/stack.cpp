@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "dlldoctor/core/paths.hpp"
-#include "dlldoctor/rules/cuda_versions.hpp"
-#include "dlldoctor/rules/recipe_chain.hpp"
+#include "rules/cuda_versions.hpp"
+#include "rules/recipe_chain.hpp"
 
 namespace dlldoctor::session {
 namespace {

@@ -1,24 +1,19 @@
-// Build step: writes FOLDER/compiled-rules.bin from FOLDER/*.toml (compiled_rules.hpp), after checking that
-// the folder's rules are valid on their own; a malformed rule file fails the build with its file:line.
+// Build step: writes the compiled form of RULES_FOLDER/*.toml (rules/compiled_rules.hpp) to OUTPUT, which the
+// build then embeds into the binary, after checking that the folder's rules are valid on their own; a
+// malformed rule file fails the build with its file:line.
 #include <fmt/format.h>
 
-#include <cstdio>
-
-#include "dlldoctor/core/fs.hpp"
 #include "dlldoctor/core/output_file.hpp"
-#include "dlldoctor/rules/compiled_rules.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "rules/compiled_rules.hpp"
 
 int main(int argc, char** argv) {
   using namespace dlldoctor;
-  if (argc != 2) {
-    fmt::print(stderr, "usage: {} RULES_FOLDER\n", argc > 0 ? argv[0] : "dlldoctor_compile_rules");
+  if (argc != 3) {
+    fmt::print(stderr, "usage: {} RULES_FOLDER OUTPUT\n", argc > 0 ? argv[0] : "dlldoctor_compile_rules");
     return 2;
   }
   const std::string folder = argv[1];
-  const fs::path output = to_fs_path(folder) / rules::kCompiledRulesFile;
-  FsErrorCode ec;
-  fs::remove(output, ec);  // a stale one is never read, but load_rules below must check the TOML itself
   if (auto valid = rules::load_rules({folder}); !valid) {
     fmt::print(stderr, "{}\n", valid.error().message);
     return 1;
@@ -38,9 +33,9 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\n", bytes.error().message);
     return 1;
   }
-  auto out = OutputFile::open(from_fs_path(output));
+  auto out = OutputFile::open(argv[2]);
   if (!out || !out->write(*bytes)) {
-    fmt::print(stderr, "{}: cannot write\n", from_fs_path(output));
+    fmt::print(stderr, "{}: cannot write\n", argv[2]);
     return 1;
   }
   if (std::optional<Error> error = out->commit()) {

@@ -13,8 +13,8 @@
 #include "dlldoctor/env/api_set.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
-#include "dlldoctor/env/registry_hive.hpp"
 #include "dlldoctor/env/snapshot.hpp"
+#include "env/registry_hive.hpp"
 #include "support/skip.hpp"
 
 namespace fs = std::filesystem;

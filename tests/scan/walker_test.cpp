@@ -11,8 +11,8 @@
 #include <iterator>
 #include <thread>
 
-#include "dlldoctor/core/mapped_file.hpp"
-#include "dlldoctor/core/shrink_guard.hpp"
+#include "core/mapped_file.hpp"
+#include "core/shrink_guard.hpp"
 
 namespace fs = std::filesystem;
 using namespace dlldoctor::scan;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "dlldoctor/report/legend.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/legend.hpp"
+#include "report/text_layout.hpp"
 
 using dlldoctor::rules::CommandPaths;
 using dlldoctor::rules::Placeholder;

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "dlldoctor/env/system_names.hpp"
+#include "env/system_names.hpp"
 
 using dlldoctor::DllName;
 

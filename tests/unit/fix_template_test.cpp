@@ -1,12 +1,12 @@
 // Values from files reach the fix commands only as PowerShell literals (rules/fix_template.hpp), and JSON
 // stays JSON whatever bytes a name holds (report/json_text.hpp).
-#include "dlldoctor/rules/fix_template.hpp"
+#include "rules/fix_template.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "dlldoctor/core/utf8.hpp"
+#include "core/utf8.hpp"
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 using Json = nlohmann::ordered_json;
 using dlldoctor::report::json_text;

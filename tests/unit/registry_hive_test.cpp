@@ -1,4 +1,4 @@
-#include "dlldoctor/env/registry_hive.hpp"
+#include "env/registry_hive.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // The transaction-log replay of a hive Windows did not close cleanly (issue 28): Marvin32 against .NET's
 // published vectors, then logs built byte by byte (untrusted input: every damaged shape is refused before a
 // byte of it is applied).
-#include "dlldoctor/env/registry_log.hpp"
+#include "env/registry_log.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dlldoctor/env/registry_hive.hpp"
+#include "env/registry_hive.hpp"
 
 using dlldoctor::BoundedReader;
 namespace env = dlldoctor::env;

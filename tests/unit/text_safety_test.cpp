@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "dlldoctor/core/utf8.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "core/utf8.hpp"
+#include "report/text_layout.hpp"
 
 using dlldoctor::utf8_sequence_length;
 using dlldoctor::valid_utf8;

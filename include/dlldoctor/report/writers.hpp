@@ -31,6 +31,8 @@ class StringSink : public Sink {
 struct Stamp {
   std::string tool_version;
   std::string generated_at;  // the only field that differs between two runs
+  // This binary's version, and the time now as ISO 8601 UTC.
+  static Stamp now();
 };
 
 struct WriteStyle {

@@ -110,7 +110,7 @@ struct DriverMinimum {
 // Which rules a run used (--version and every report's environment section say it): the ones built into
 // the binary, or a rules folder beside it that overrides them, and the --rules folders that extend them.
 struct RulesOrigin {
-  std::string builtin_version;        // kBuiltinRulesVersion
+  std::string builtin_version;        // the version of the rules built into the binary
   std::optional<std::string> folder;  // the shipped rules folder read instead of the built-in rules
   std::vector<std::string> edited;    // its files that differ from the built-in ones, or that they lack
   std::vector<std::string> extra;     // --rules folders, in order
@@ -133,7 +133,7 @@ struct RuleData {
   std::vector<LoaderError> loader_errors;
   std::vector<LibraryNote> libraries;
   std::vector<std::string> files;  // the rule files read, in order
-  RulesOrigin origin;              // set by load_rules_for
+  RulesOrigin origin;              // which rules a run read (session/shipped_rules.hpp)
 
   const Family* family_of(const DllName& dll) const;
   const Family* family(const std::string& id) const;
@@ -163,23 +163,15 @@ Result<std::vector<RuleFile>> rule_files(const std::string& folder);
 // What those files define, read from their TOML, without the checks across files of load_rules.
 Result<RuleData> parse_rule_files(const std::vector<RuleFile>& files);
 
-// Reads every *.toml file of each folder (from its compiled-rules.bin when that was made from exactly
-// these files: compiled_rules.hpp), in name order, folders in the order given; later files add to
+// Reads every *.toml file of each folder, in name order, folders in the order given; later files add to
 // (and may not redefine) what earlier ones defined. A malformed file is an error naming file and line.
 Result<RuleData> load_rules(const std::vector<std::string>& folders);
 
-// A rules folder shipped beside the binary (rules/, ../share/dlldoctor/rules), which overrides the rules
-// built into it.
-std::optional<std::string> default_rules_folder(const std::string& argv0);
+// `first` (rules read already: the shipped ones), then every *.toml file of each folder as load_rules
+// reads them, with the checks across all of them.
+Result<RuleData> add_rule_folders(RuleData first, const std::vector<std::string>& folders);
 
-// The rules built into the binary, as files named "<built-in>/cudnn.toml".
-std::vector<RuleFile> builtin_rule_files();
-
-// The shipped rules (a folder beside the binary, else the built-in ones), then those of each extra
-// folder (--rules); `origin` says which.
-Result<RuleData> load_rules_for(const std::string& argv0, const std::vector<std::string>& extra_folders);
-
-// The files of the disk that reading `rules` opened: the folders' rule files and their compiled rules.
+// The files of the disk that reading `rules` opened.
 std::vector<std::string> rule_files_read(const RuleData& rules);
 
 }  // namespace dlldoctor::rules

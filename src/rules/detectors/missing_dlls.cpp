@@ -4,8 +4,8 @@
 #include <cstring>
 #include <map>
 
-#include "dlldoctor/rules/fix_template.hpp"
 #include "rules/detectors/finding_groups.hpp"
+#include "rules/fix_template.hpp"
 
 namespace dlldoctor::rules {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "dlldoctor/rules/cuda_versions.hpp"
-#include "dlldoctor/rules/recipe_chain.hpp"
+#include "rules/cuda_versions.hpp"
 #include "rules/detectors/common.hpp"
+#include "rules/recipe_chain.hpp"
 
 namespace dlldoctor::rules {
 namespace {

@@ -1,8 +1,8 @@
 #pragma once
 // The closure report's writers that live in files of their own; closure_writers() lists them all.
 #include "dlldoctor/report/closure_view.hpp"
-#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/report/writers.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 

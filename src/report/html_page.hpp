@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 

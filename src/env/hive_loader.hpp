@@ -9,7 +9,7 @@
 
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/env/file_system.hpp"
-#include "dlldoctor/env/registry_hive.hpp"
+#include "env/registry_hive.hpp"
 
 namespace dlldoctor::env {
 

@@ -6,7 +6,7 @@
 
 #include "dlldoctor/plan/planner.hpp"
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/text_layout.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 

@@ -9,7 +9,7 @@
 #include "dlldoctor/core/result.hpp"
 #include "dlldoctor/plan/planner.hpp"
 
-namespace dlldoctor::plan {
+namespace dlldoctor::report {
 
 struct ScriptHeader {
   std::string tool_version;
@@ -19,6 +19,6 @@ struct ScriptHeader {
 
 // An error when a path of the plan is not a Windows path (a folder copied to Linux without --map): a
 // script that names /home/... would do nothing on Windows.
-Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header);
+Result<std::string> fix_script(const plan::Plan& plan, const ScriptHeader& header);
 
-}  // namespace dlldoctor::plan
+}  // namespace dlldoctor::report

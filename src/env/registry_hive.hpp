@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/mapped_file.hpp"
 #include "dlldoctor/core/bounded_reader.hpp"
-#include "dlldoctor/core/mapped_file.hpp"
 #include "dlldoctor/core/result.hpp"
 
 namespace dlldoctor::env {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "dlldoctor/report/json_text.hpp"
-#include "dlldoctor/report/text_layout.hpp"
 #include "dlldoctor/rules/finding.hpp"
+#include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
 

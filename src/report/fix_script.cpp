@@ -1,14 +1,14 @@
-#include "dlldoctor/plan/script.hpp"
+#include "dlldoctor/report/fix_script.hpp"
 
 #include <fmt/format.h>
 
+#include "core/utf8.hpp"
 #include "dlldoctor/core/dll_name.hpp"
-#include "dlldoctor/core/utf8.hpp"
 #include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/plan/commands.hpp"
-#include "dlldoctor/rules/fix_template.hpp"
+#include "plan/commands.hpp"
+#include "rules/fix_template.hpp"
 
-namespace dlldoctor::plan {
+namespace dlldoctor::report {
 
 namespace {
 
@@ -154,7 +154,7 @@ if ($script:left.Count -gt 0) {
 
 // fix_script has refused every host path, so no value here needs a placeholder.
 std::string literals(const std::vector<std::string>& values) {
-  return "@(" + powershell_list(values, rules::CommandPaths{}) + ")";
+  return "@(" + plan::powershell_list(values, rules::CommandPaths{}) + ")";
 }
 
 std::string comment(const std::string& text) { return "# " + escape_bytes(text, Escape::Controls); }
@@ -173,9 +173,9 @@ bool protected_folder(const std::string& path) {
 
 }  // namespace
 
-Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
+Result<std::string> fix_script(const plan::Plan& plan, const ScriptHeader& header) {
   // Every path the script acts on must be one the Windows machine knows.
-  for (const Step& step : plan.steps) {
+  for (const plan::Step& step : plan.steps) {
     for (const char* field : {"path", "from", "to", "entry", "with"}) {
       // An entry to take off PATH is matched as written (empty, relative, quoted); only a host path is wrong.
       const bool as_written =
@@ -204,14 +204,14 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
   out += "  Running it twice does no harm: every step checks what it finds first.\n#>\n";
   out += kHelpers;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
-    const Step& step = plan.steps[i];
+    const plan::Step& step = plan.steps[i];
     const rules::FixStep& c = step.change;
     const std::size_t n = i + 1;
     bool admin = c.value("scope") == "machine";
     for (const char* field : {"path", "from", "to"}) {
       for (const std::string& value : c.values(field)) admin = admin || protected_folder(value);
     }
-    out += fmt::format("\n# step {}: {}\n", n, escape_bytes(step_summary(step), Escape::Controls));
+    out += fmt::format("\n# step {}: {}\n", n, escape_bytes(plan::step_summary(step), Escape::Controls));
     for (const rules::FindingKey& mended : step.mends) out += comment("mends " + rules::finding_label(mended)) + "\n";
     out += fmt::format("if (Step-Allowed {} ${}) {{\n", n, admin ? "true" : "false");
     auto version_of = [&](const std::string& path) {
@@ -227,7 +227,7 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
                            powershell_literal(c.value("to")), version_of(from));
     } else if (c.kind == "install") {
       std::vector<std::string> files;
-      for (const std::string& name : c.values("names")) files.push_back(file_in_folder(c.value("to"), name));
+      for (const std::string& name : c.values("names")) files.push_back(plan::file_in_folder(c.value("to"), name));
       const std::string what = c.value("what");
       if (!c.value("command").empty()) {
         // The rules' own install line (winget ...), which installs for the whole machine.
@@ -241,13 +241,13 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
     } else if (c.kind == "path_add") {
       for (const std::string& entry : c.values("entry"))
         out += fmt::format("  Add-PathEntry {} {} ${} '{}'\n", n, powershell_literal(entry),
-                           c.value("position") == "last" ? "false" : "true", scope_name(c.value("scope")));
+                           c.value("position") == "last" ? "false" : "true", plan::scope_name(c.value("scope")));
     } else if (c.kind == "path_remove") {
-      out +=
-          fmt::format("  Remove-PathEntry {} {} '{}'\n", n, literals(c.values("entry")), scope_name(c.value("scope")));
+      out += fmt::format("  Remove-PathEntry {} {} '{}'\n", n, literals(c.values("entry")),
+                         plan::scope_name(c.value("scope")));
     } else if (c.kind == "path_replace") {
       out += fmt::format("  Replace-PathEntry {} {} {} '{}'\n", n, powershell_literal(c.value("entry")),
-                         powershell_literal(c.value("with")), scope_name(c.value("scope")));
+                         powershell_literal(c.value("with")), plan::scope_name(c.value("scope")));
     } else if (c.kind == "unblock") {
       out += fmt::format("  Unblock-Files {} {}\n", n, literals(c.values("path")));
     } else if (c.kind == "new_terminal") {
@@ -257,11 +257,11 @@ Result<std::string> fix_script(const Plan& plan, const ScriptHeader& header) {
   }
   if (!plan.by_hand.empty()) {
     out += "\n# By hand (dlldoctor cannot do or check these):\n";
-    for (const Step& step : plan.by_hand) out += comment(step_summary(step)) + "\n";
+    for (const plan::Step& step : plan.by_hand) out += comment(plan::step_summary(step)) + "\n";
     out += "$script:left += 'the steps marked \"by hand\" at the end of this script'\n";
   }
   out += kEnding;
   return out;
 }
 
-}  // namespace dlldoctor::plan
+}  // namespace dlldoctor::report
