@@ -49,28 +49,6 @@ env::Environment bare_environment() {
 
 }  // namespace
 
-TEST_CASE("the test PE builder makes files the reader reads as a linker's") {
-  test::PeSpec spec;
-  spec.imports = {{"next.dll", {"NextPing", "NextPong"}}, {"other.dll", {"OtherInit"}}};
-  spec.exports = {"Zeta", "Alpha"};
-  spec.export_name = "self.dll";
-  const auto bytes = test::build_pe(spec);
-  auto image = pe::read_image(BoundedReader(bytes.data(), bytes.size()));
-  REQUIRE(image);
-  CHECK(image->warnings.empty());
-  CHECK(image->is_dll);
-  REQUIRE(image->imports.size() == 2);
-  CHECK(image->imports[0].dll == "next.dll");
-  REQUIRE(image->imports[0].functions.size() == 2);
-  CHECK(image->imports[0].functions[1].name == "NextPong");
-  REQUIRE(image->exports);
-  CHECK(image->exports->dll_name == "self.dll");
-  REQUIRE(image->exports->items.size() == 2);
-  CHECK(image->exports->items[0].name == "Alpha");
-  CHECK(!image->exports->items[0].forwarder);
-  CHECK(!image->cut_short);
-}
-
 TEST_CASE("a chain of 100,000 DLLs, each importing the next, ends: followed 256 deep, and said so") {
   constexpr int kChain = 100000;
   env::MemoryFileSystem files;
