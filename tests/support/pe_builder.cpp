@@ -100,6 +100,49 @@ std::vector<std::uint8_t> build_pe(const PeSpec& spec) {
     // Only the directory: a function address inside the range would read as a forwarder.
     export_size = 40;
   }
+  std::uint32_t resource_rva = 0, resource_size = 0;
+  if (spec.file_version) {
+    // The resource tree as src/pe/resources.cpp walks it: type 16 (RT_VERSION) -> name 1 -> language 0x409
+    // -> one data entry. A directory is 16 bytes of header then 8-byte entries; an entry's target is an
+    // offset from the tree's start, with the high bit set for a subdirectory; the data entry holds an RVA.
+    constexpr std::uint32_t kDirectorySize = 16 + 8, kSubdirectory = 0x80000000u;
+    const std::uint32_t tree = section.append_zeros(3 * kDirectorySize + 16, 4);
+    auto directory = [&](std::uint32_t at, std::uint32_t id, std::uint32_t target) {
+      section.put(tree + at + 14, 1, 2);  // NumberOfIdEntries
+      section.put(tree + at + 16, id, 4);
+      section.put(tree + at + 20, target, 4);
+    };
+    const std::uint32_t data_entry = 3 * kDirectorySize;
+    directory(0, 16, kSubdirectory | kDirectorySize);
+    directory(kDirectorySize, 1, kSubdirectory | (2 * kDirectorySize));
+    directory(2 * kDirectorySize, 0x409, data_entry);
+    // VS_VERSIONINFO: wLength, wValueLength, wType (binary), L"VS_VERSION_INFO", padding to 4 bytes, then
+    // the 52-byte VS_FIXEDFILEINFO; no StringFileInfo.
+    const std::string key = "VS_VERSION_INFO";
+    const std::uint32_t fixed_at = align_up(6 + 2 * (static_cast<std::uint32_t>(key.size()) + 1), 4);
+    const std::uint32_t info_size = fixed_at + 52;
+    const std::uint32_t info = section.append_zeros(info_size, 4);
+    section.put(info, info_size, 2);
+    section.put(info + 2, 52, 2);
+    for (std::uint32_t i = 0; i < key.size(); ++i) section.put(info + 6 + 2 * i, static_cast<std::uint8_t>(key[i]), 2);
+    const auto& version = *spec.file_version;
+    const std::uint32_t most = std::uint32_t{version[0]} << 16 | version[1];
+    const std::uint32_t least = std::uint32_t{version[2]} << 16 | version[3];
+    const std::uint32_t fixed = info + fixed_at;
+    section.put(fixed, 0xFEEF04BD, 4);             // dwSignature
+    section.put(fixed + 4, 0x00010000, 4);         // dwStrucVersion 1.0
+    section.put(fixed + 8, most, 4);               // dwFileVersionMS
+    section.put(fixed + 12, least, 4);             // dwFileVersionLS
+    section.put(fixed + 16, most, 4);              // dwProductVersionMS
+    section.put(fixed + 20, least, 4);             // dwProductVersionLS
+    section.put(fixed + 24, 0x3f, 4);              // dwFileFlagsMask
+    section.put(fixed + 32, 0x40004, 4);           // dwFileOS: VOS_NT_WINDOWS32
+    section.put(fixed + 36, spec.dll ? 2 : 1, 4);  // dwFileType: VFT_DLL or VFT_APP
+    section.put(tree + data_entry, kSectionRva + info, 4);
+    section.put(tree + data_entry + 4, info_size, 4);
+    resource_rva = kSectionRva + tree;
+    resource_size = info + info_size - tree;
+  }
   const std::uint32_t virtual_size = std::max<std::uint32_t>(section.size(), 1);
   const std::uint32_t raw_size = align_up(virtual_size, kFileAlignment);
   section.data.resize(raw_size, 0);
@@ -135,6 +178,8 @@ std::vector<std::uint8_t> build_pe(const PeSpec& spec) {
   file.put(opt + 116, export_size, 4);
   file.put(opt + 120, import_rva, 4);
   file.put(opt + 124, import_rva ? 20 * static_cast<std::uint32_t>(spec.imports.size() + 1) : 0, 4);
+  file.put(opt + 128, resource_rva, 4);
+  file.put(opt + 132, resource_size, 4);
   constexpr std::uint32_t table = opt + 240;
   const char name[8] = {'.', 'r', 'd', 'a', 't', 'a', 0, 0};
   for (std::uint32_t i = 0; i < 8; ++i) file.put(table + i, static_cast<std::uint8_t>(name[i]), 1);

@@ -12,64 +12,16 @@
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 #include "dlldoctor/pe/reader.hpp"
+#include "support/memory_world.hpp"
 #include "support/pe_builder.hpp"
 
 using namespace dlldoctor;
+using test::bare_environment;
+using test::bytes_of;
 
 namespace {
-
-// An absolute path on both builds: the Windows one makes the program's path absolute with its drive.
-#ifdef _WIN32
-const std::string kRoot = "C:/w";
-#else
-const std::string kRoot = "/w";
-#endif
-
-env::FolderRef folder(const std::string& path, bool exists = true) {
-  return env::FolderRef{path, std::nullopt, exists};
-}
-
-env::FileBytes bytes_of(std::vector<std::uint8_t> bytes) {
-  return std::make_shared<const std::vector<std::uint8_t>>(std::move(bytes));
-}
-
-// An environment of folders only: no Windows system to look at, every system folder empty.
-env::Environment bare_environment() {
-  env::Environment environment;
-  environment.system32 = folder(kRoot + "/sys32");
-  environment.syswow64 = folder(kRoot + "/syswow64", false);
-  environment.system16 = folder(kRoot + "/system", false);
-  environment.windows = folder(kRoot + "/windows", false);
-  environment.cwd = folder(kRoot + "/cwd", false);
-#ifdef _WIN32
-  environment.host_paths_are_windows = true;  // as dlldoctor.exe's own environment: C:\ paths are the host's
-#endif
-  return environment;
-}
-
+const std::string kRoot = test::root_path("");
 }  // namespace
-
-TEST_CASE("the test PE builder makes files the reader reads as a linker's") {
-  test::PeSpec spec;
-  spec.imports = {{"next.dll", {"NextPing", "NextPong"}}, {"other.dll", {"OtherInit"}}};
-  spec.exports = {"Zeta", "Alpha"};
-  spec.export_name = "self.dll";
-  const auto bytes = test::build_pe(spec);
-  auto image = pe::read_image(BoundedReader(bytes.data(), bytes.size()));
-  REQUIRE(image);
-  CHECK(image->warnings.empty());
-  CHECK(image->is_dll);
-  REQUIRE(image->imports.size() == 2);
-  CHECK(image->imports[0].dll == "next.dll");
-  REQUIRE(image->imports[0].functions.size() == 2);
-  CHECK(image->imports[0].functions[1].name == "NextPong");
-  REQUIRE(image->exports);
-  CHECK(image->exports->dll_name == "self.dll");
-  REQUIRE(image->exports->items.size() == 2);
-  CHECK(image->exports->items[0].name == "Alpha");
-  CHECK(!image->exports->items[0].forwarder);
-  CHECK(!image->cut_short);
-}
 
 TEST_CASE("a chain of 100,000 DLLs, each importing the next, ends: followed 256 deep, and said so") {
   constexpr int kChain = 100000;
