@@ -53,7 +53,7 @@ void write_closure_dot(Sink& sink, const ClosureView& view, const WriteStyle&) {
   out.line("digraph dlldoctor {");
   // The verdict names files: wrapped at spaces only, like the text report's.
   out.line(fmt::format("  graph [rankdir=LR, labelloc=t, fontname=\"Helvetica\", fontsize=12, fontcolor={}, label={}];",
-                       dot_string(verdict_color), label({wrap(view.verdict(), 100, "", view.unbreakable())})));
+                       dot_string(verdict_color), label(wrap_lines(view.verdict(), 100, "", view.unbreakable()))));
   out.line("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];");
   out.line("  edge [fontname=\"Helvetica\", fontsize=9];");
   for (std::size_t i = 0; i < picture.nodes.size(); ++i) {

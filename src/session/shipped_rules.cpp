@@ -69,6 +69,12 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
   if (compiled) {
     shipped_rules = std::move(*compiled);
     for (const rules::RuleFile& file : first) shipped_rules.files.push_back(file.path);
+    // The build checked them across files before it compiled them (dlldoctor_compile_rules): alone, they
+    // need no check at every start.
+    if (extra_folders.empty()) {
+      shipped_rules.origin = std::move(origin);
+      return shipped_rules;
+    }
   } else {
     auto parsed = rules::parse_rule_files(first);
     if (!parsed) return parsed.error();
