@@ -17,9 +17,9 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -static-libgcc -static-libstdc++")
 if(EXISTS /usr/lib/wine/wine64)
   set(CMAKE_CROSSCOMPILING_EMULATOR /usr/lib/wine/wine64)
 endif()
-# GNU ld takes over two minutes to link dlldoctor.exe and GNU ar two more to index its library (objects
-# with tens of thousands of COMDAT sections); lld and llvm-ar take under a second (docs/DECISIONS.md,
-# "CI time"). Debian's mingw GCC always runs GNU ld, so clang drives lld for the link
+# GNU ld is slow to link dlldoctor.exe and GNU ar to index its library (objects with tens of thousands of
+# COMDAT sections), at the end of the build where nothing else runs; lld and llvm-ar are far faster
+# (docs/DECISIONS.md, "CI time"). Debian's mingw GCC always runs GNU ld, so clang drives lld for the link
 # (mingw-lld-link.cmake), with GCC's own runtime libraries.
 find_program(DD_MINGW_CLANG NAMES clang++-14 clang++)
 find_program(DD_MINGW_LLVM_AR NAMES llvm-ar-14 llvm-ar)

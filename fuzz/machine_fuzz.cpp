@@ -1,6 +1,6 @@
-// libFuzzer entry point for a hostile machine (issue 28): the DLLs are the fixtures', what is fuzzed is what
-// the machine around them says. The first byte of an input picks the part (modulo kParts), the rest are
-// its bytes:
+// libFuzzer entry point for a hostile machine: the DLLs are the fixtures', what is fuzzed is what the
+// machine around them says. The first byte of an input picks the part (modulo kParts), the rest are its
+// bytes:
 //   0  System32\apisetschema.dll            (an API set that names itself as its host hung the closure)
 //   1  System32\config\SYSTEM               (machine PATH, KnownDLLs, SafeDllSearchMode, variables)
 //   2  System32\config\SYSTEM.LOG1          (beside a dirty SYSTEM hive, so the log is replayed; its

@@ -1,11 +1,11 @@
-// libFuzzer entry point for the whole pipeline (issue 13: hostile bytes that get past the reader must not
-// crash the closure, the rules or the writers). The fuzzed bytes are cudnn64_9.dll in a small world built
-// once from the fixtures: a sysroot whose app.exe imports it and names functions from it, the MSVC runtime
-// beside the program, cuDNN's siblings on PATH (one of them, cudnn_ops64_9.dll, the fuzzed bytes again, so
-// they are also reached as a run-time load). Each input is diagnosed twice, as the start-up of app.exe and
-// as a LoadLibraryExW(full path, 0x1100) of a host, and every report writer formats the result: closure
-// text (with and without colour), JSON and Markdown, inspect text and JSON, and the scan's three writers.
-// A writer producing invalid JSON, or a finding template left unfilled, stops the fuzzer.
+// libFuzzer entry point for the whole pipeline: hostile bytes that get past the reader must not crash the
+// closure, the rules or the writers. The fuzzed bytes are cudnn64_9.dll in a small world built once from
+// the fixtures: a sysroot whose app.exe imports it and names functions from it, the MSVC runtime beside
+// the program, cuDNN's siblings on PATH (one of them, cudnn_ops64_9.dll, the fuzzed bytes again, so they
+// are also reached as a run-time load). Each input is diagnosed twice, as the start-up of app.exe and as a
+// LoadLibraryExW(full path, 0x1100) of a host, and every report writer formats the result: closure text
+// (with and without colour), JSON and Markdown, inspect text and JSON, and the scan's three writers. A
+// writer producing invalid JSON, or a finding template left unfilled, stops the fuzzer.
 //
 // The world's fixtures: DLLDOCTOR_FUZZ_FIXTURES (fuzz/run.sh points it at build-test/fixtures), else the
 // fixtures of the build this was compiled in. The rules: DLLDOCTOR_FUZZ_RULES, else the source's rules/.

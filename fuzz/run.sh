@@ -18,8 +18,8 @@ targets=("$@")
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 
-# A unity build (8 sources per compiler run) halves the time of this second, instrumented compile of every
-# core source: each batch parses the heavy headers (fmt, nlohmann/json, toml++) once (docs/DECISIONS.md, "CI time").
+# A unity build (8 sources per compiler run) shortens this second, instrumented compile of every core source:
+# each batch parses the heavy headers (fmt, nlohmann/json, toml++) once (docs/DECISIONS.md, "CI time").
 CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DDLLDOCTOR_FUZZ=ON -DDLLDOCTOR_BUILD_FIXTURES=OFF -DDLLDOCTOR_BUILD_TESTS=OFF \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8
@@ -41,9 +41,9 @@ fuzz_one() {
   # The PE dictionary (section names, directory magic) only helps the readers of PE files.
   local options=()
   [ "$target" != pe_reader ] && [ "$target" != pipeline ] || options=(-dict="$root/fuzz/pe.dict")
-  # The machine target covers most of the code (23,000 features an input): libFuzzer's entropic schedule,
-  # which updates a frequency per feature after every input, took two thirds of its time (42 inputs/s
-  # against 122 without it; docs/PERFORMANCE.md).
+  # The machine target covers most of the code, so an input reaches many features: libFuzzer's entropic
+  # schedule, which updates a frequency per feature after every input, took most of its time
+  # (docs/PERFORMANCE.md, "Real npm binaries, and the machine fuzzer's rate").
   [ "$target" != machine ] || options+=(-entropic=0)
   echo "== fuzzing $target for $time s"
   # -timeout: no single input may take 10 s; -rss_limit_mb: the readers' limits keep memory bounded, so

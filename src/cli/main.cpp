@@ -41,13 +41,12 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
   return "dlldoctor: " + dlldoctor::report::safe_for_terminal(message) + "\n";
 }
 
-// Parses `args` and runs the command they name. Binding flags costs CLI11 more than the rest of a run's
-// start-up (each new flag is compared with every one before it; probe alone, which takes the main
-// command's flags again, was a sixth of a whole closure report): unless `bind_all`, only the subcommands
-// and flags an argument names are bound (CommandLine); the others are listed with their help, since that
-// command line cannot use them. Any line CLI11 refuses (a flag not bound is one it refuses), and --help,
-// is parsed again with every flag bound, so help, messages and exit statuses are the same either way
-// (nullopt asks for that).
+// Parses `args` and runs the command they name. Binding a flag costs CLI11 a comparison with every flag
+// bound before it, which made binding all of them a large part of a run's start-up (probe binds the main
+// command's flags again): unless `bind_all`, only the subcommands and flags an argument names are bound
+// (CommandLine); the others are listed with their help, since that command line cannot use them. Any
+// line CLI11 refuses (a flag not bound is one it refuses), and --help, is parsed again with every flag
+// bound, so help, messages and exit statuses are the same either way (nullopt asks for that).
 std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   using namespace dlldoctor::cli;
   const int argc = static_cast<int>(args.size());

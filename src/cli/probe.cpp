@@ -1,5 +1,5 @@
-// `dlldoctor probe ...`: the real loader as a second opinion (issue 6). The probes themselves need
-// Windows' own loader (src/cli/probe_windows.cpp); the rule engine compares what they saw with the
+// `dlldoctor probe ...`: the real loader as a second opinion. The probes themselves need Windows'
+// own loader (src/cli/probe_windows.cpp); the rule engine compares what they saw with the
 // prediction (rules/probe_comparison.hpp).
 #include <cstdio>
 

@@ -1,6 +1,6 @@
-// The real loader as a second opinion (issue 6): every probe starts a process under the debugging API,
-// where each LOAD_DLL_DEBUG_EVENT gives the full path of a module the loader mapped. Explicit opt-in:
-// the probed program's code runs (its DllMains at least).
+// The real loader as a second opinion: every probe starts a process under the debugging API, where
+// each LOAD_DLL_DEBUG_EVENT gives the full path of a module the loader mapped. Explicit opt-in: the
+// probed program's code runs (its DllMains at least).
 //  - a program: it simply runs, for the time allowed;
 //  - a DLL: a child dlldoctor.exe loads it (`--probe-child-load`);
 //  - a host with --load calls: the host starts; at its entry point, after the loader has done the

@@ -1,4 +1,4 @@
-// `dlldoctor recipes`: the load recipes --import can replay (issue 27), the shipped ones and those of each
+// `dlldoctor recipes`: the load recipes --import can replay, the shipped ones and those of each
 // --rules folder, with the versions each holds for and the code it stands for.
 #include <memory>
 #include <string>

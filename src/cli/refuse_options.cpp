@@ -1,5 +1,5 @@
 // Options a command would ignore are refused, not dropped: a user who adds --load to a scan, or a
-// program to --sdk, expects it to change the answer (issue 13).
+// program to --sdk, expects it to change the answer.
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 

@@ -42,8 +42,8 @@ std::optional<std::string> read_whole_file(const std::string& utf8) {
   text << in.rdbuf();
   return std::move(text).str();
 #else
-  // One read of the size fstat gives and one that meets the end: the stream's 8 KB buffer made 16 reads
-  // of the compiled rules at every start. Regular files only, as open_input_file (O_NONBLOCK: opening a
+  // One read of the size fstat gives and one that meets the end: the stream's 8 KB buffer made a read per
+  // 8 KB of the compiled rules at every start. Regular files only, as open_input_file (O_NONBLOCK: opening a
   // FIFO does not wait for a writer).
   const int fd = ::open(utf8.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return std::nullopt;

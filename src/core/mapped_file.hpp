@@ -30,7 +30,8 @@ class MappedFile {
 
   // Copies up to `size` bytes at `offset` through the file, not the mapping; returns how many there were
   // (fewer: the file ends there now). A long pass over a file is faster this way: through the mapping each
-  // 64 KiB costs a page fault (a 54 MB .rdata: 36 ms mapped, 10 ms read in 256 KiB pieces).
+  // 64 KiB costs a page fault, while a read costs one system call for a large piece (docs/PERFORMANCE.md,
+  // "Real npm binaries, and the machine fuzzer's rate").
   std::size_t read_at(std::uint64_t offset, std::uint8_t* out, std::size_t size) const;
 
  private:

@@ -1,10 +1,10 @@
 #pragma once
 // On POSIX, reading a page of a mapping that lies past the end of its file is SIGBUS: a file that shrinks
 // while it is mapped (drvfs, network disks, a copy being rewritten while `--scan` reads it) would kill the
-// process past every catch (issue 28). While a ShrinkGuard lives, such a read on the guarding thread gets
-// zeros instead (a zero page is mapped over the missing page) and shrank() says so; the caller then
-// reports the file as changed while it was read and drops what it parsed. A SIGBUS anywhere else keeps
-// its default action. Windows refuses to shrink a file that has a mapping, so the guard is a no-op there.
+// process past every catch. While a ShrinkGuard lives, such a read on the guarding thread gets zeros
+// instead (a zero page is mapped over the missing page) and shrank() says so; the caller then reports the
+// file as changed while it was read and drops what it parsed. A SIGBUS anywhere else keeps its default
+// action. Windows refuses to shrink a file that has a mapping, so the guard is a no-op there.
 #include <csignal>
 #include <cstddef>
 #include <cstdint>

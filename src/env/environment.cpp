@@ -151,7 +151,7 @@ void changed_variables(const std::map<std::string, std::string>& now, const std:
   }
 }
 
-// The note of a hive that was not closed cleanly, with the values its logs gave (issue 28): `changed` names
+// The note of a hive that was not closed cleanly, with the values its logs gave: `changed` names
 // what differs from the primary file alone.
 std::string dirty_hive_note(const LoadedHive& loaded, const std::vector<std::string>& changed) {
   if (!loaded.logs_applied) return loaded.note;

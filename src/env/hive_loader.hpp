@@ -1,7 +1,7 @@
 #pragma once
-// A hive of the mounted Windows as the kernel loads it (issue 28): when Windows did not write it to its end
-// (Fast Startup, hibernation, a crash), its transaction logs beside it (SYSTEM.LOG1, SYSTEM.LOG2) are
-// replayed onto it first, and what happened is said, never silent: a dirty hive without usable logs is an
+// A hive of the mounted Windows as the kernel loads it: when Windows did not write it to its end (Fast
+// Startup, hibernation, a crash), its transaction logs beside it (SYSTEM.LOG1, SYSTEM.LOG2) are replayed
+// onto it first, and what happened is said, never silent: a dirty hive without usable logs is an
 // assumption the report states.
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 // The live Windows environment: the one file that asks Windows (not flags, hives or snapshots) where this
-// process's DLLs would come from (issue 6). Everything it learns goes into an env::Environment value, so
-// the resolver and the rules below never touch the machine themselves (docs/STYLE.md).
+// process's DLLs would come from. Everything it learns goes into an env::Environment value, so the
+// resolver and the rules below never touch the machine themselves (docs/STYLE.md).
 #ifdef _WIN32
 
 #include <fmt/format.h>

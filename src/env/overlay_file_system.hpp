@@ -1,9 +1,9 @@
 #pragma once
 // Planned changes to the disk, seen as if they were made and never written: the file-system seam a fix
-// plan is checked through (issue 11). Copies and renames are recorded over another FileSystem; every
-// listing and lookup answers as the disk would after them, and content_path() sends a reader of a copied
-// or renamed file to the bytes it came from. Paths are host paths, spelled as the resolver joins them
-// (join_path of a folder and a name).
+// plan is checked through. Copies and renames are recorded over another FileSystem; every listing and
+// lookup answers as the disk would after them, and content_path() sends a reader of a copied or renamed
+// file to the bytes it came from. Paths are host paths, spelled as the resolver joins them (join_path of
+// a folder and a name).
 #include <map>
 #include <set>
 #include <string>

@@ -1,11 +1,11 @@
 #pragma once
 // A registry hive that Windows did not write to its end (Fast Startup, hibernation, a crash: the usual state
 // of a dual-boot disk mounted from Linux) has its latest changes only in its transaction logs, SYSTEM.LOG1
-// and SYSTEM.LOG2 beside it (issue 28). This detects such a hive and applies the logs of the format Windows
-// 8.1 and later write (log entries "HvLE", hashed with Marvin32), after Maxim Suhanov's "Windows registry
-// file format specification" ("Dirty state", "New format", "Multiple transaction log files"); yarp's
-// reading of it was the model. The logs are untrusted input: every entry is checked before a byte of it
-// is applied, and a bad one ends the replay of its log.
+// and SYSTEM.LOG2 beside it. This detects such a hive and applies the logs of the format Windows 8.1 and
+// later write (log entries "HvLE", hashed with Marvin32), after Maxim Suhanov's "Windows registry file
+// format specification" ("Dirty state", "New format", "Multiple transaction log files"); yarp's reading of
+// it was the model. The logs are untrusted input: every entry is checked before a byte of it is applied, and
+// a bad one ends the replay of its log.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -67,7 +67,7 @@ struct ExportKey {
 constexpr int kMaxForwarderDepth = 16;
 // How deep a chain of imports is followed: a program, its DLLs and theirs are a dozen levels at most (torch:
 // python.exe -> _C.pyd -> torch_python.dll -> torch_cuda.dll -> cudnn64_9.dll -> ...); a crafted chain of
-// 60,000 DLLs, each importing the next, overflowed the stack (issue 28). The walk recurses once per level.
+// 60,000 DLLs, each importing the next, overflowed the stack. The walk recurses once per level.
 constexpr int kMaxImportDepth = 256;
 
 class Builder {

@@ -75,8 +75,8 @@ class PeView {
   // most `max` bytes, copied only while the file's name budget lasts: nullopt when unreadable or when the
   // budget is spent (text_budget_spent() tells which). Every distinct name sits in the file once, so the
   // names of a real file take at most its size; a table whose 2^20 pointers all point at one 4 KiB name (a
-  // 6 MB file asking for 4.3 GB of copies) stops at the budget (issue 28), and so does one whose pointers
-  // all point at a stretch without an end (each scan is charged what it looked at).
+  // 6 MB file asking for 4.3 GB of copies) stops at the budget, and so does one whose pointers all point
+  // at a stretch without an end (each scan is charged what it looked at).
   std::optional<std::string> name_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;
   // The same name in place, for a caller that copies it where it wants (counted against the budget alike).
   std::optional<std::string_view> name_view_at(std::uint64_t rva, std::uint64_t offset, std::size_t max) const;

@@ -22,8 +22,8 @@ namespace {
 using graph::Module;
 using resolve::Failure;
 
-// The report's objects are written member by member as they are read (issue 12: building a document per
-// module was most of a report's time); the bytes are those json_text gives the same values.
+// The report's objects are written member by member as they are read (building a document per module was
+// most of a report's time); the bytes are those json_text gives the same values.
 void put_folder_members(JsonStream& out, const env::FolderRef& folder) {
   out.put_nonempty_text("host", folder.host);
   out.put_text_or_null("windows", folder.windows);

@@ -53,7 +53,7 @@ void put_version(JsonStream& out, std::string_view key, const std::optional<pe::
 }
 
 // Written member by member, in docs/inspect-json.md's order: a DLL with 20,000 exports is never a
-// document in memory (issue 12: inspect's JSON at the speed of its text).
+// document in memory, so that inspect's JSON costs no more than its text.
 void put_image_json(JsonStream& out, const std::string& path, const pe::Image& image) {
   out.open_object();
   out.put_text("path", path);

@@ -1,6 +1,6 @@
 #pragma once
-// The dependency graph as a picture (issue 12): which nodes and edges a drawing has, of which kind and
-// state. Computed from the report's view, so the DOT file and the Mermaid block in Markdown show the same
+// The dependency graph as a picture: which nodes and edges a drawing has, of which kind and state.
+// Computed from the report's view, so the DOT file and the Mermaid block in Markdown show the same
 // modules with the same names, folders and colours; they only differ in syntax and in how much they keep.
 #include <cstddef>
 #include <optional>

@@ -275,8 +275,8 @@ Resolution Resolver::resolve(std::string_view name, const ProcessState& process,
     resolution.found_by = SearchStep::ApiSet;
     resolution.api_set_host = environment_.api_sets.resolve(key, importer);
     // A host that is itself an API set name: no Windows schema has one, a crafted one may chain sets, or
-    // loop (issue 28: the closure followed such a loop forever). The chain is followed to a DLL, each set
-    // once; a set met again is a cycle, and the import is unresolved.
+    // loop, and a closure that followed such a loop would never end. The chain is followed to a DLL, each
+    // set once; a set met again is a cycle, and the import is unresolved.
     std::vector<std::string> chain{key};
     while (resolution.api_set_host && env::ApiSetSchema::is_api_set_name(*resolution.api_set_host)) {
       const std::string next = DllName(*resolution.api_set_host).key();

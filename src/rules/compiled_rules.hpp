@@ -1,10 +1,10 @@
 #pragma once
 // The shipped rules, read once at build time and built into the binary in this form
-// (session/builtin_rules.hpp), so that a run need not parse 64 KB of TOML: that was a third of a closure
-// report's time. The bytes carry a sum of the names and texts they were made from and the layout of the
-// structures they fill, and are decoded only for exactly those texts, by a build of the same layout; for an
-// edited, added or removed rule file, another build's bytes or damaged ones, the TOML is parsed as before.
-// docs/DECISIONS.md ("The built-in rules, compiled").
+// (session/builtin_rules.hpp), so that a run need not parse 64 KB of TOML: that was the largest part of a
+// closure report's time (docs/PERFORMANCE.md). The bytes carry a sum of the names and texts they were made
+// from and the layout of the structures they fill, and are decoded only for exactly those texts, by a build
+// of the same layout; for an edited, added or removed rule file, another build's bytes or damaged ones, the
+// TOML is parsed as before. docs/DECISIONS.md ("The built-in rules, compiled").
 #include <optional>
 #include <string>
 #include <string_view>

@@ -104,7 +104,7 @@ class Walk {
       }
       found_folders.clear();
       // An exception in a worker thread would end the process (std::terminate): the folder is reported as
-      // unreadable instead, and the walk goes on (issue 28).
+      // unreadable instead, and the walk goes on.
       try {
         list_folder(folder, options_, found_folders, found_files, counters, seen_folders_);
       } catch (const std::exception&) {

@@ -61,8 +61,8 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
     first = builtin_rule_files();
   }
   // The built-in texts, from the binary or a folder that edits none of them: their compiled form, made from
-  // exactly these texts at build time, is decoded instead of parsed (a third of a closure's time went to
-  // parsing the TOML: docs/PERFORMANCE.md), with the sources in the files read.
+  // exactly these texts at build time, is decoded instead of parsed (parsing the TOML was the largest part
+  // of a closure's time: docs/PERFORMANCE.md), with the sources in the files read.
   std::optional<rules::RuleData> compiled;
   if (origin.edited.empty()) compiled = rules::read_compiled_rules(compiled_rules, first);
   rules::RuleData shipped_rules;

@@ -141,8 +141,8 @@ TEST_CASE("Wine's API set schema" * doctest::test_suite("needs-wine64")) {
   CHECK_FALSE(schema->resolve("kernel32.dll"));
 }
 
-// Issue 13: the first built-in table (a few prefix rules) missed sets such as
-// api-ms-win-eventing-provider-l1-1 that Wine's schema, itself modelled on Windows', lists.
+// A table of a few prefix rules would miss sets such as api-ms-win-eventing-provider-l1-1 that Wine's schema,
+// itself modelled on Windows', lists.
 TEST_CASE("the built-in API set table knows every set of Wine's schema" * doctest::test_suite("needs-wine64")) {
   const std::string path = DLLDOCTOR_WINE_APISETSCHEMA;
   if (!have_wine_file(path)) return;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# --format html (issue 12): one self-contained page, read in a real browser. Headless Chromium (Debian's)
-# loads the bundled example's report with no network (a proxy to nowhere; the page's own policy forbids
+# --format html: one self-contained page, read in a real browser. Headless Chromium (Debian's) loads
+# the bundled example's report with no network (a proxy to nowhere; the page's own policy forbids
 # fetching anything), and the rendered DOM is checked: the verdict, a red node for a missing DLL, the
 # modules table and its filter (driven by the page's #filter= address), the copy buttons; a screenshot
 # goes into the work folder. The same for --scan's page: copies grouped by DLL and version, filtered.
@@ -103,8 +103,8 @@ else
   failures=$((failures + 1))
 fi
 
-# Long paths and commands wrap in their box: nothing scrolls sideways in a 1280-pixel window (issue 29;
-# a torch report did). The copy measures the page as laid out; its policy allows inline scripts.
+# Long paths and commands wrap in their box: nothing scrolls sideways in a 1280-pixel window (a torch
+# report did). The copy measures the page as laid out; its policy allows inline scripts.
 long="$work/a-folder-name-that-goes-on-and-on-$(printf 'x%.0s' $(seq 1 200))/site-packages/torch/lib"
 report_of_copy "$long" "$work/long.html"
 sed 's|</body>|<script>document.body.setAttribute("data-scroll-width", document.documentElement.scrollWidth)</script></body>|' \

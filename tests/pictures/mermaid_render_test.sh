@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Mermaid block of the Markdown report draws (issue 12): Mermaid itself (the npm package's bundled
+# The Mermaid block of the Markdown report draws: Mermaid itself (the npm package's bundled
 # dist/mermaid.min.js, loaded from a local file) renders the block in headless Chromium, for the bundled
 # example and for a copy of it under a folder whose name Mermaid must escape. A diagram with a syntax
 # error is rendered too, and must fail: the check can tell.

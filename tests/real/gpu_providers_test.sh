@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# dlldoctor on onnxruntime's real CUDA execution provider (issue 26), as NVIDIA-less machines and users meet it:
-# the GPU builds of the onnxruntime packages for Unity, on npm (com.github.asus4.onnxruntime.win-x64-gpu:
-# 0.4.9 ships onnxruntime 1.29's provider for CUDA 13, which loads cuDNN and cuFFT lazily and names the
-# libraries of several CUDA majors in its data; 0.4.5 ships 1.25's for CUDA 12, which imports them), and
+# dlldoctor on onnxruntime's real CUDA execution provider, as NVIDIA-less machines and users meet it: the
+# GPU builds of the onnxruntime packages for Unity, on npm (com.github.asus4.onnxruntime.win-x64-gpu: 0.4.9
+# ships onnxruntime 1.29's provider for CUDA 13, which loads cuDNN and cuFFT lazily and names the libraries
+# of several CUDA majors in its data; 0.4.5 ships 1.25's for CUDA 12, which imports them), and
 # onnxruntime-node's real onnxruntime.dll beside its addon. The Windows around them is Wine's own DLLs in a
 # sysroot of this test's own (a whole copy: no --assume-system-dlls), CUDA and the driver are stand-ins
 # built here whose export tables answer what the real provider imports (tests/support/make_stand_in.sh),

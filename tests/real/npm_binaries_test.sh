@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# dlldoctor on real Windows binaries written by others (issue 10): the MSVC-built DLLs that npm packages
-# ship, fetched with `npm pack` into a cache folder. onnxruntime-node's addon is hosted by a renamed
-# program (an Electron app) and loaded as libuv loads addons (--profile node-addon): its delay import of
-# node.exe is answered by node-gyp's delay-load hook, onnxruntime.dll beside it is found through the
-# altered search path, and onnxruntime.dll's own hook loads the DirectML.dll beside it; sharp's addon finds
-# libvips beside it. The MSVC runtime comes from Wine's DLLs, in a sysroot of this test's own.
-# Without npm or the registry this exits 77 with a "skipped" line (CTest: skipped; .ci/check_skips.py
-# accepts it: label needs-npm-registry).
+# dlldoctor on real Windows binaries written by others: the MSVC-built DLLs that npm packages ship, fetched
+# with `npm pack` into a cache folder. onnxruntime-node's addon is hosted by a renamed program (an Electron
+# app) and loaded as libuv loads addons (--profile node-addon): its delay import of node.exe is answered by
+# node-gyp's delay-load hook, onnxruntime.dll beside it is found through the altered search path, and
+# onnxruntime.dll's own hook loads the DirectML.dll beside it; sharp's addon finds libvips beside it. The
+# MSVC runtime comes from Wine's DLLs, in a sysroot of this test's own. Without npm or the registry this
+# exits 77 with a "skipped" line (CTest: skipped; .ci/check_skips.py accepts it: label needs-npm-registry).
 #   npm_binaries_test.sh DLLDOCTOR CACHE_DIR WORK_DIR
 set -euo pipefail
 dlldoctor=${1:?usage: npm_binaries_test.sh DLLDOCTOR CACHE_DIR WORK_DIR}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 30: the release's files from release/pack.py, as a user gets them (docs/DECISIONS.md, "Releasing").
+# The release's files from release/pack.py, as a user gets them (docs/DECISIONS.md, "Releasing").
 #   release_test.sh DLLDOCTOR DLLDOCTOR.EXE EXAMPLE_DIR WORK_DIR
 # Packs twice (same bytes: reproducible), checks SHA256SUMS, unpacks each archive into a folder whose name
 # has a space and letters outside ASCII and runs the bundled example with it (the .exe under Wine), runs a

@@ -71,8 +71,8 @@ TEST_CASE("walker: a candidate removed between listing and reading is vanished; 
   CHECK(read_candidate(under_a_file) == CandidateRead::Vanished);
 }
 
-// Issue 28: a file that shrinks while it is mapped (drvfs, network disks, a copy being rewritten) made a
-// read past its new end SIGBUS, which no catch stops. Without the guard this test dies of that signal.
+// A file that shrinks while it is mapped (drvfs, network disks, a copy being rewritten) makes a read past
+// its new end SIGBUS, which no catch stops. Without the guard this test dies of that signal.
 TEST_CASE("walker: a mapped file that shrinks while it is read gives zeros and says so, never SIGBUS") {
   fs::remove_all(kWork);
   fs::create_directories(kWork);

@@ -71,8 +71,8 @@ struct Scenario {
   std::vector<JsonExpectation> json_checks;
   std::vector<FindingExpectation> findings;
   std::optional<std::vector<std::string>> finding_ids;  // the exact ids of all findings, any order
-  // A healthy install (issue 26, "what earns a warning"): the outcome is ok, the exit status 0, and no
-  // finding is an error or a warning, whatever else the scenario checks.
+  // A healthy install (docs/DECISIONS.md, "What earns an error or a warning"): the outcome is ok, the exit
+  // status 0, and no finding is an error or a warning, whatever else the scenario checks.
   bool healthy = false;
 };
 

@@ -1,8 +1,8 @@
 #pragma once
-// Minimal PE32+ files made in memory for tests that need many or hostile ones (issue 28): a DLL (or
-// program) with one read-only section holding its import descriptors, its export table and, when asked
-// for, a version resource. Nothing here is a real binary; the layout is the PE spec's, with every field
-// the reader checks set as a linker would.
+// Minimal PE32+ files made in memory for tests that need many or hostile ones: a DLL (or program) with
+// one read-only section holding its import descriptors, its export table and, when asked for, a version
+// resource. Nothing here is a real binary; the layout is the PE spec's, with every field the reader
+// checks set as a linker would.
 #include <array>
 #include <cstdint>
 #include <optional>

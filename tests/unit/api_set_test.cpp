@@ -144,8 +144,8 @@ TEST_CASE("the built-in table maps the common families of Windows 10/11") {
   CHECK_FALSE(schema.resolve("ucrtbase.dll"));
 }
 
-// Issue 13: onnxruntime.dll (onnxruntime-node, win32/x64) and DirectML.dll failed without --sysroot on
-// these; Windows 11's schema (rules/api-sets/windows-10-11-x64.txt) gives the hosts.
+// onnxruntime.dll (onnxruntime-node, win32/x64) and DirectML.dll import these and must not fail without
+// --sysroot; Windows 11's schema (rules/api-sets/windows-10-11-x64.txt) gives the hosts.
 TEST_CASE("the built-in table knows the API sets onnxruntime and DirectML import") {
   const ApiSetSchema schema = ApiSetSchema::builtin();
   CHECK(schema.resolve("api-ms-win-eventing-provider-l1-1-0.dll") == "kernelbase.dll");

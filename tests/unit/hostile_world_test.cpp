@@ -1,4 +1,4 @@
-// Hostile machines, not only hostile files (issue 28), in an in-memory world (env::MemoryFileSystem): a chain
+// Hostile machines, not only hostile files, in an in-memory world (env::MemoryFileSystem): a chain
 // of 100,000 DLLs each importing the next, and an export table whose names would cost gigabytes.
 #include <doctest/doctest.h>
 #include <fmt/format.h>

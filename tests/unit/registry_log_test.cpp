@@ -1,6 +1,6 @@
-// The transaction-log replay of a hive Windows did not close cleanly (issue 28): Marvin32 against .NET's
-// published vectors, then logs built byte by byte (untrusted input: every damaged shape is refused before a
-// byte of it is applied).
+// The transaction-log replay of a hive Windows did not close cleanly: Marvin32 against .NET's published
+// vectors, then logs built byte by byte (untrusted input: every damaged shape is refused before a byte of
+// it is applied).
 #include "env/registry_log.hpp"
 
 #include <doctest/doctest.h>

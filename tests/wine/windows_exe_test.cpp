@@ -1,4 +1,4 @@
-// dlldoctor.exe (the mingw cross build) run inside Wine's Windows (issue 6), on the scenario trees marked
+// dlldoctor.exe (the mingw cross build) run inside Wine's Windows, on the scenario trees marked
 // `wine = true` that need no flags beyond --path and --cwd:
 //  (a) live environment, no flags (WINEPATH gives PATH): the prediction names the file Wine's loader loads;
 //  (b) `snapshot` under Wine, replayed on Linux with --env --sysroot drive_c: the same modules from the
@@ -374,7 +374,7 @@ TEST_CASE("probe of a DLL agrees with the prediction, when it loads and when a d
   }
 }
 
-// A recipe's environment variable from the live process (issue 10): dlldoctor.exe under Wine reads its own
+// A recipe's environment variable from the live process: dlldoctor.exe under Wine reads its own
 // environment block, so torch's CUDA_PATH_V12_4 fallback finds the toolkit folder the variable names
 // (no --setenv, no default folder), and the report says the value came from the live process.
 TEST_CASE("dlldoctor.exe reads a recipe's variable from the live process") {

@@ -469,9 +469,9 @@ TEST_CASE("wine: the real loader agrees with dlldoctor on the scenarios marked w
   }
 }
 
-// Issue 11: a verified plan, carried out on a copy of a start-up scenario's tree, must make Wine's loader
-// start the program with the files dlldoctor predicted for the mended tree (the documented differences of
-// the scenario are allowed, not required).
+// A verified plan, carried out on a copy of a start-up scenario's tree, must make Wine's loader start the
+// program with the files dlldoctor predicted for the mended tree (the documented differences of the
+// scenario are allowed, not required).
 TEST_CASE("wine: after a scenario's verified plan, the real loader loads what dlldoctor predicts" *
           doctest::test_suite("needs-wine64")) {
   if (!fs::exists(kWine)) {

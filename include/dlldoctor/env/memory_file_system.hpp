@@ -1,7 +1,7 @@
 #pragma once
-// A world held in memory (issue 28): folders and files that exist only in this object, for tests that need
-// more files than a disk should hold (a chain of 100,000 DLLs) and for fuzz targets that run hundreds of
-// inputs a second (no temporary files, no process per input). Paths are host paths with '/', as the
+// A world held in memory: folders and files that exist only in this object, for tests that need more files
+// than a disk should hold (a chain of 100,000 DLLs) and for fuzz targets, whose worth is the number of
+// inputs they run (no temporary files, no process per input). Paths are host paths with '/', as the
 // resolver joins them; lookups are case-insensitive like HostFileSystem's. A file's bytes come from
 // memory_bytes(), which pe::ImageCache and the environment's hive and schema readers ask for first.
 #include <cstdint>

@@ -69,7 +69,7 @@ struct ExportItem {
   std::uint32_t ordinal = 0;  // biased (what importers use)
   std::uint32_t rva = 0;      // address of code/data, or of the forwarder string
   // Set when the address points into the export directory. Shared, not optional: few exports forward, and
-  // an optional of three strings made every item of a 2^20-entry table three times its size (issue 28).
+  // an optional of three strings in every item made a 2^20-entry table cost several times its memory.
   std::shared_ptr<const Forwarder> forwarder;
 };
 

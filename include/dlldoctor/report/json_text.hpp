@@ -37,14 +37,14 @@ void append_json_string(std::string& out, std::string_view text);
 
 // One JSON document written as it is produced: members and elements go out one at a time, with the
 // bytes json_text would give the whole document, so a report of 694 files never holds more than one
-// file's values (issue 12). Containers are opened and closed around the values put in them.
+// file's values. Containers are opened and closed around the values put in them.
 class JsonStream {
  public:
   explicit JsonStream(Sink& out) : out_(out) {}
   JsonStream(const JsonStream&) = delete;
   JsonStream& operator=(const JsonStream&) = delete;
   // No flush here: a document is written out when its last container closes (finished()); one left open
-  // was cut short by an exception, and a destructor that writes could throw in its turn (issue 28).
+  // was cut short by an exception, and a destructor that writes could throw in its turn.
   ~JsonStream() = default;
 
   // A container as the whole document, an element of an array (key empty) or a member of an object.
@@ -79,7 +79,7 @@ class JsonStream {
   void open(std::string_view key, char bracket);
   void put_literal(std::string_view key, std::string_view literal);
   // json_text_at's bytes, written straight from the document instead of through nlohmann's serializer
-  // and the checks of its whole text (a report's JSON took twice as long so).
+  // and the checks of its whole text, which made a report's JSON much slower (docs/PERFORMANCE.md).
   template <typename BasicJson>
   void append_value(const BasicJson& value, std::size_t indent);
   void start(std::string_view key);

@@ -1,5 +1,5 @@
 #pragma once
-// The report of `dlldoctor recipes` (issue 27): the load recipes the rules hold, shipped and --rules ones,
+// The report of `dlldoctor recipes`: the load recipes the rules hold, shipped and --rules ones,
 // with their packages, the versions each holds for and the code each replays.
 #include "dlldoctor/report/writers.hpp"
 #include "dlldoctor/rules/rule_data.hpp"

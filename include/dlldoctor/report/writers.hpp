@@ -1,7 +1,7 @@
 #pragma once
-// The report formats, one registry per kind of report (closure, scan, inspect, sdk), chosen by name
-// (issue 12). A writer gets the report's view, decided once per run by the stages before it, and only
-// formats it: a new format is one more entry, not one more if-chain in every command.
+// The report formats, one registry per kind of report (closure, scan, inspect, sdk), chosen by name.
+// A writer gets the report's view, decided once per run by the stages before it, and only formats
+// it: a new format is one more entry, not one more if-chain in every command.
 #include <string>
 #include <string_view>
 #include <vector>

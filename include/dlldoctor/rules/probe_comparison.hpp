@@ -1,7 +1,7 @@
 #pragma once
-// `dlldoctor probe`: the real loader as a second opinion (issue 6). What a probe saw (the CLI's
-// Windows-only code runs it: src/cli/probe_windows.cpp) is compared with the prediction by the rule
-// engine, like any other evidence: each difference is a "probe-differs" finding.
+// `dlldoctor probe`: the real loader as a second opinion. What a probe saw (the CLI's Windows-only
+// code runs it: src/cli/probe_windows.cpp) is compared with the prediction by the rule engine, like
+// any other evidence: each difference is a "probe-differs" finding.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -1,8 +1,8 @@
 #pragma once
-// The stack in one view (issue 10, seed §6): the NVIDIA driver, the CUDA runtimes, the cuDNN and the
-// MSVC runtime a process loads, side by side, each with the findings that concern it. Computed once from
-// the closure, the families' kinds (rules/*.toml) and the findings; the writers only format it. It
-// concludes nothing: a mismatch is shown by naming the finding the rule engine raised about it.
+// The stack in one view (seed §6): the NVIDIA driver, the CUDA runtimes, the cuDNN and the MSVC runtime
+// a process loads, side by side, each with the findings that concern it. Computed once from the closure,
+// the families' kinds (rules/*.toml) and the findings; the writers only format it. It concludes nothing:
+// a mismatch is shown by naming the finding the rule engine raised about it.
 #include <optional>
 #include <string>
 #include <vector>

@@ -452,7 +452,7 @@ void missing_api_set(Context& c) {
 // A DLL one LoadLibrary call does not find and a later call of the same process does (found in a folder
 // an AddDllDirectory or SetDllDirectory made searchable in between, or loaded by then): the module's final
 // state is "found", so no detector above speaks of it, yet the earlier call failed, and the verdict is that
-// failure. The order of the two calls is the cause (issue 26: a failing verdict never stands alone).
+// failure. The order of the two calls is the cause: a failing verdict never stands alone.
 void found_only_later(const RuleInput& input, FindingSink& sink) {
   const auto& loads = input.closure.loads;
   const auto& calls = input.request.loads;

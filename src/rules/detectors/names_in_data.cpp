@@ -1,6 +1,6 @@
-// DLLs a module names only in its data (issue 26): a hint of what its code may load, never a need on its
-// own. One information finding per module for the hinted names no search of this process finds; where
-// the others would come from is in the report's tree and JSON (Module::may_load).
+// DLLs a module names only in its data: a hint of what its code may load, never a need on its own.
+// One information finding per module for the hinted names no search of this process finds; where the
+// others would come from is in the report's tree and JSON (Module::may_load).
 #include "rules/detectors/common.hpp"
 
 namespace dlldoctor::rules {

@@ -33,7 +33,7 @@ std::string call_of(const RuleInput& input, const graph::Module& module) {
 
 int minor_of(const std::optional<pe::Version>& version) { return version ? version->parts[1] : 0; }
 
-// A DLL that loads from elsewhere than where its importer (or the program) shipped a copy of it (issue 26):
+// A DLL that loads from elsewhere than where its importer (or the program) shipped a copy of it:
 // Windows ML's System32 onnxruntime.dll 1.17 wins over the 1.23 beside a plugin loaded without
 // LOAD_WITH_ALTERED_SEARCH_PATH. An older copy winning is a warning; a newer or unversioned one is
 // information; an identical one (version and size) says nothing.
@@ -122,7 +122,7 @@ void bundled_copy_loses(const RuleInput& input, FindingSink& sink) {
   }
 }
 
-// A DLL that only the current folder provides (issue 26): found by accident of where the process started.
+// A DLL that only the current folder provides: found by accident of where the process started.
 void found_in_current_folder(const RuleInput& input, FindingSink& sink) {
   for (const graph::Module& module : input.closure.modules) {
     const resolve::Resolution& r = module.resolution;
