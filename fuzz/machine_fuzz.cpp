@@ -9,9 +9,10 @@
 //   4  one of the shipped rules' TOML files (the next byte picks which; the rest is its text)
 //   5  a snapshot (--env) JSON
 // The world is held in memory (env::MemoryFileSystem, pe::ImageCache reading from it): an input costs no
-// file and no process (rates in docs/PERFORMANCE.md, "Hostile machines"). Each input is diagnosed as the start-up of
-// app.exe (cuDNN on PATH, the MSVC runtime beside it) and of crt_app.exe (the UCRT through API sets), and the JSON
-// writer formats the result (the pipeline target runs every writer).
+// file and no process (rates in docs/PERFORMANCE.md, "Hostile machines"). Each input is explained as the CLI
+// explains (session::explain: the recipes, the diagnosis, the plan) for the start-up of app.exe (cuDNN on PATH,
+// the MSVC runtime beside it), of crt_app.exe (the UCRT through API sets), and for `python.exe --import torch`
+// (its recipe replayed), and the JSON writer formats each (the pipeline target runs every writer).
 //
 // The fixtures: DLLDOCTOR_FUZZ_FIXTURES (fuzz/run.sh points it at build-test/fixtures), else the build's.
 // The rules: DLLDOCTOR_FUZZ_RULES, else the source's rules/. Seeds: fuzz/corpus/machine (its README).
@@ -81,6 +82,15 @@ const World& world() {
         w.files.add_file(kRoot + "/tools/cudnn/bin/" + name, read_fixture(entry.path()));
     }
     w.files.add_file(kRoot + "/tools/cudnn/bin/zlibwapi.dll", read_fixture(x64 / "zlibwapi.dll"));
+    // A Python with torch, whose recipe (a rules file an input may change) --import replays: the fixtures
+    // stand in for the interpreter, torch\lib's DLLs and the extension module.
+    const std::string torch = kRoot + "/py/Lib/site-packages/torch";
+    w.files.add_file(kRoot + "/py/python.exe", read_fixture(x64 / "app.exe"));
+    w.files.add_file(kRoot + "/py/python311.dll", read_fixture(x64 / "zlibwapi.dll"));
+    w.files.add_file(torch + "/version.py", std::string("__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\n"));
+    w.files.add_file(torch + "/_C.cp311-win_amd64.pyd", read_fixture(x64 / "zlibwapi.dll"));
+    for (const char* dll : {"cudnn64_9.dll", "cudnn_graph64_9.dll", "msvcp140.dll", "vcruntime140.dll"})
+      w.files.add_file(torch + "/lib/" + dll, read_fixture(x64 / dll));
     w.files.add_folder(kRoot + "/work");
     auto files = rules::rule_files(fuzz::setting("DLLDOCTOR_FUZZ_RULES", DLLDOCTOR_FUZZ_RULES_DEFAULT));
     if (!files || files->empty()) fuzz::stop("no rules: set DLLDOCTOR_FUZZ_RULES to a rules folder");
@@ -175,5 +185,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     request.program = kRoot + "/app/" + program;
     fuzz::explain_and_report(machine, request, /*json_only=*/true);
   }
+  session::ExplainRequest import_torch;
+  import_torch.program = kRoot + "/py/python.exe";
+  import_torch.imports = {"torch"};
+  fuzz::explain_and_report(machine, import_torch, /*json_only=*/true);
   return 0;
 }

@@ -143,8 +143,8 @@ void append_stack(TextOut& out, const Stack& stack) {
     for (const std::string& id : row.entry->findings)
       ids += (ids.empty() ? "" : ", ") + ("<code>" + html_text(id) + "</code>");
     out.line(fmt::format("<tr><td>{}{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td></tr>", html_text(row.part),
-                         row.entry->dlls.size() > 1 ? fmt::format(" ({} DLLs)", row.entry->dlls.size()) : "",
-                         html_text(stack_where(*row.entry)), resolve::step_name(row.entry->found_by), ids));
+                         dll_count(*row.entry), html_text(stack_where(*row.entry)),
+                         resolve::step_name(row.entry->found_by), ids));
   }
   out.line("</tbody>");
   out.line("</table>");

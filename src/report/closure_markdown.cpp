@@ -11,10 +11,6 @@
 namespace dlldoctor::report {
 namespace {
 
-std::string dll_count(const StackEntry& entry) {
-  return entry.dlls.size() > 1 ? fmt::format(" ({} DLLs)", entry.dlls.size()) : std::string();
-}
-
 std::string ids_code(const std::vector<std::string>& ids) {
   std::string text;
   for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + ("`" + id + "`");
@@ -43,7 +39,7 @@ void write_verdict(TextOut& out, const ClosureView& view) {
   write_error(out, view.input().outcome_error, view.input().outcome_says, "");
 }
 
-void write_stack(TextOut& out, const Stack& stack) {
+void write_stack_table(TextOut& out, const Stack& stack) {
   out.line("### Stack");
   out.line();
   out.line("| part | path | found by | findings |");
@@ -100,7 +96,7 @@ void write_findings(TextOut& out, const ClosureView& view) {
   }
 }
 
-void write_python(TextOut& out, const ReportInput& input) {
+void write_python_list(TextOut& out, const ReportInput& input) {
   out.line("### Python");
   out.line();
   for (const PythonLine& line : python_lines(*input.expansion, input.environment))
@@ -165,11 +161,11 @@ void write_closure_markdown(Sink& sink, const ClosureView& view, const WriteStyl
   for (const Part part : view.parts()) {
     switch (part) {
       case Part::Verdict: write_verdict(out, view); break;
-      case Part::Stack: write_stack(out, view.stack()); break;
+      case Part::Stack: write_stack_table(out, view.stack()); break;
       case Part::Plan: append_plan_markdown(out, *view.input().plan); break;
       case Part::Legend: legend_markdown(out, view.placeholders()); break;
       case Part::Findings: write_findings(out, view); break;
-      case Part::Python: write_python(out, view.input()); break;
+      case Part::Python: write_python_list(out, view.input()); break;
       case Part::Tree: mermaid_block(out, view); break;
       case Part::Modules: write_modules(out, view); break;
       case Part::Environment: write_environment(out, view.input()); break;

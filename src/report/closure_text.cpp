@@ -117,10 +117,6 @@ class TreeWriter {
   const WriteStyle& style_;
 };
 
-std::string dll_count(const StackEntry& entry) {
-  return entry.dlls.size() > 1 ? fmt::format(" ({} DLLs)", entry.dlls.size()) : std::string();
-}
-
 std::string ids_text(const std::vector<std::string>& ids) {
   std::string text;
   for (const std::string& id : ids) text += (text.empty() ? "" : ", ") + ("[" + id + "]");

@@ -82,6 +82,10 @@ std::string error_heading(const std::optional<rules::LoaderErrorText>& error, bo
   return fmt::format("what you see (error {}, {}: {}):", error->code, error->name, error->text);
 }
 
+std::string dll_count(const StackEntry& entry) {
+  return entry.dlls.size() > 1 ? fmt::format(" ({} DLLs)", entry.dlls.size()) : std::string();
+}
+
 std::string_view tone_name(Tone tone) {
   switch (tone) {
     case Tone::Healthy: return "healthy";

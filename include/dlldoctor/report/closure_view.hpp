@@ -30,6 +30,8 @@ using session::StackFramework;
 using session::StackRow;
 using session::Tone;
 std::string_view tone_name(Tone tone);  // "healthy", "warnings", "broken", "fails"
+// " (8 DLLs)" after a stack entry of several DLLs; "" for one.
+std::string dll_count(const StackEntry& entry);
 
 // What a report shows of one module.
 struct ModuleShown {
