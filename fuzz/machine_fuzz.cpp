@@ -12,7 +12,8 @@
 // file and no process (rates in docs/PERFORMANCE.md, "Hostile machines"). Each input is explained as the CLI
 // explains (session::explain: the recipes, the diagnosis, the plan) for the start-up of app.exe (cuDNN on PATH,
 // the MSVC runtime beside it), of crt_app.exe (the UCRT through API sets), and for `python.exe --import torch`
-// (its recipe replayed), and the JSON writer formats each (the pipeline target runs every writer).
+// (its recipe replayed), then the whole machine as `check` judges it; the JSON writer formats each (the
+// pipeline target runs every writer).
 //
 // The fixtures: DLLDOCTOR_FUZZ_FIXTURES (fuzz/run.sh points it at build-test/fixtures), else the build's.
 // The rules: DLLDOCTOR_FUZZ_RULES, else the source's rules/. Seeds: fuzz/corpus/machine (its README).
@@ -30,7 +31,9 @@
 #include "dlldoctor/env/memory_file_system.hpp"
 #include "dlldoctor/env/snapshot.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
+#include "dlldoctor/report/check_report.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/session/check.hpp"
 #include "env/registry_hive.hpp"
 #include "env/registry_log.hpp"
 #include "report_check.hpp"
@@ -189,5 +192,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   import_torch.program = kRoot + "/py/python.exe";
   import_torch.imports = {"torch"};
   fuzz::explain_and_report(machine, import_torch, /*json_only=*/true);
+  // The whole machine, as `dlldoctor check` judges it (its processes, the machine's own rules, one plan).
+  if (auto checked = session::check(machine, {})) {
+    const report::CheckView view(*checked, {"fuzz", "2026-01-01T00:00:00Z"});
+    fuzz::write_every_format(report::check_writers(), view, /*json_only=*/true);
+  }
   return 0;
 }

@@ -92,6 +92,8 @@ Runner setup_probe(CLI::App& app, const std::string& argv0, const CommandLine& l
 // `dlldoctor snapshot -o env.json`.
 Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags);
 Runner setup_recipes(CLI::App& app, const std::string& argv0, bool bind_flags);
+// `dlldoctor check`: the whole machine.
+Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags);
 
 // kExitFailure, with a message naming it and `why`, when the command line of `app` gave an option (or the
 // positional program) outside `allowed` (long names, "program" for the positional): `mode` would ignore

@@ -61,6 +61,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   Runner sdk = setup_sdk(app, argv0, line.names_command("sdk"));
   Runner snapshot = setup_snapshot(app, argv0, line.names_command("snapshot"));
   Runner recipes = setup_recipes(app, argv0, line.names_command("recipes"));
+  Runner check = setup_check(app, argv0, line.names_command("check"));
   Runner explain = setup_explain(app, argv0, line);
   Runner probe = setup_probe(app, argv0, line);
   check_windows_path_values(app);
@@ -74,6 +75,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
       "  dlldoctor --scan 'C:\\'   (every cuDNN, CUDA and MSVC runtime copy on a disk)\n"
       "  dlldoctor --scan /mnt/c --all-dlls --format json -o dlls.json\n"
       "  dlldoctor --host python.exe --load cudnn64_9.dll --profile python-ctypes\n"
+      "  dlldoctor check --sysroot /mnt/c   (the whole machine: driver, CUDA, cuDNN)\n"
       "  dlldoctor inspect cudnn64_9.dll\n"
       "  dlldoctor recipes            (what --import replays, and from whose code)\n"
       "  dlldoctor snapshot -o env.json                 (on Windows; then on Linux:)\n"
@@ -94,6 +96,7 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   if (app.got_subcommand("inspect")) return inspect();
   if (app.got_subcommand("snapshot")) return snapshot();
   if (app.got_subcommand("recipes")) return recipes();
+  if (app.got_subcommand("check")) return check();
   if (app.got_subcommand("probe")) return probe();
   if (app.got_subcommand("sdk") || app.count("--sdk") > 0) return sdk();
   return explain();

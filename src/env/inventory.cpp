@@ -70,11 +70,19 @@ void walk(const Environment& environment, const std::string& folder, int depth, 
   }
 }
 
-// The host folders matching a Windows pattern under the sysroot.
-std::vector<std::string> expand_pattern(const Environment& environment, const std::string& pattern, FileSystem& files) {
+}  // namespace
+
+std::vector<std::string> matching_folders(const Environment& environment, const std::string& pattern,
+                                          FileSystem& files) {
   std::vector<std::string> folders;
-  if (!environment.sysroot || !is_windows_absolute(pattern)) return folders;
-  folders.push_back(*environment.sysroot);
+  if (!is_windows_absolute(pattern)) return folders;
+  if (environment.sysroot) {
+    folders.push_back(*environment.sysroot);
+  } else if (environment.host_paths_are_windows) {
+    folders.push_back(pattern.substr(0, 3));
+  } else {
+    return folders;
+  }
   std::size_t start = 3;
   while (start < pattern.size()) {
     std::size_t end = pattern.find('\\', start);
@@ -96,8 +104,6 @@ std::vector<std::string> expand_pattern(const Environment& environment, const st
   }
   return folders;
 }
-
-}  // namespace
 
 bool wildcard_match(std::string_view pattern, std::string_view name) {
   // Iterative matching with one backtrack point: linear in practice, no recursion on hostile names.
@@ -159,7 +165,7 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
   for (const std::string& folder : request.look_in)
     walk(environment, folder, 0, budget, request.wanted, files, images, inventory.copies);
   for (const std::string& pattern : request.install_places) {
-    for (const std::string& folder : expand_pattern(environment, pattern, files)) {
+    for (const std::string& folder : matching_folders(environment, pattern, files)) {
       if (!searched_hosts.count(folder))
         collect(environment, folder, request.wanted, {CopySource::Kind::InstallPlace, {}}, files, images,
                 inventory.copies);

@@ -64,14 +64,18 @@ std::optional<pe::Version> parse_version(const std::string& text) {
   return version;
 }
 
-bool is_program(const graph::Closure& closure, const std::string& path) {
-  return !closure.modules.empty() && closure.modules.front().is_root && closure.modules.front().resolution.path == path;
+bool is_program(const std::vector<const graph::Closure*>& closures, const std::string& path) {
+  return std::any_of(closures.begin(), closures.end(), [&](const graph::Closure* closure) {
+    return !closure->modules.empty() && closure->modules.front().is_root &&
+           closure->modules.front().resolution.path == path;
+  });
 }
 
 // What an installer's copy of `name` is to the loader: the process's machine, the release's version, and
 // every function the closure's modules import from that name or forward to it (the stand-in answers them all).
-pe::Image stand_in(const std::string& name, const std::string& version, const graph::Closure& before,
-                   const Result<pe::Image>* replaced) {
+pe::Image stand_in(const std::string& name, const std::string& version,
+                   const std::vector<const graph::Closure*>& closures, const Result<pe::Image>* replaced) {
+  const std::uint16_t machine = closures.front()->process_machine;
   // A whole copy of a damaged file is that file as its headers describe it (imports, toolset, version);
   // the process's build of a file built for another machine imports what that one does (the same
   // release's siblings and runtime), so the check still asks for them.
@@ -79,14 +83,14 @@ pe::Image stand_in(const std::string& name, const std::string& version, const gr
     pe::Image image = replaced->value();
     image.cut_short.reset();
     image.warnings.clear();
-    image.machine = before.process_machine;
-    image.format = before.process_machine == pe::machine::kI386 ? pe::Format::Pe32 : pe::Format::Pe32Plus;
+    image.machine = machine;
+    image.format = machine == pe::machine::kI386 ? pe::Format::Pe32 : pe::Format::Pe32Plus;
     if (auto wanted = parse_version(version)) image.file_version = wanted;
     return image;
   }
   pe::Image image;
-  image.machine = before.process_machine;
-  image.format = before.process_machine == pe::machine::kI386 ? pe::Format::Pe32 : pe::Format::Pe32Plus;
+  image.machine = machine;
+  image.format = machine == pe::machine::kI386 ? pe::Format::Pe32 : pe::Format::Pe32Plus;
   image.is_dll = true;
   image.characteristics = 0x2022;  // EXECUTABLE_IMAGE | LARGE_ADDRESS_AWARE | DLL
   image.file_version = parse_version(version);
@@ -96,22 +100,24 @@ pe::Image stand_in(const std::string& name, const std::string& version, const gr
   const DllName key(name);
   std::set<std::string> names;
   std::set<std::uint16_t> ordinals;
-  for (const graph::Module& module : before.modules) {
-    if (!module.resolution.image) continue;
-    // Exports forwarded to it are looked up in it too (cudnn64_9.dll forwards to its siblings).
-    if (const auto& exported = module.resolution.image->exports) {
-      for (const pe::ExportItem& item : exported->items) {
-        if (!item.forwarder || DllName(item.forwarder->dll) != key) continue;
-        if (item.forwarder->function) names.insert(*item.forwarder->function);
-        if (item.forwarder->ordinal) ordinals.insert(*item.forwarder->ordinal);
+  for (const graph::Closure* before : closures) {
+    for (const graph::Module& module : before->modules) {
+      if (!module.resolution.image) continue;
+      // Exports forwarded to it are looked up in it too (cudnn64_9.dll forwards to its siblings).
+      if (const auto& exported = module.resolution.image->exports) {
+        for (const pe::ExportItem& item : exported->items) {
+          if (!item.forwarder || DllName(item.forwarder->dll) != key) continue;
+          if (item.forwarder->function) names.insert(*item.forwarder->function);
+          if (item.forwarder->ordinal) ordinals.insert(*item.forwarder->ordinal);
+        }
       }
-    }
-    for (const auto* table : {&module.resolution.image->imports, &module.resolution.image->delay_imports}) {
-      for (const pe::ImportedDll& imported : *table) {
-        if (DllName(imported.dll) != key) continue;
-        for (const pe::ImportedFunction& function : imported.functions) {
-          if (function.name) names.insert(*function.name);
-          if (function.ordinal) ordinals.insert(*function.ordinal);
+      for (const auto* table : {&module.resolution.image->imports, &module.resolution.image->delay_imports}) {
+        for (const pe::ImportedDll& imported : *table) {
+          if (DllName(imported.dll) != key) continue;
+          for (const pe::ImportedFunction& function : imported.functions) {
+            if (function.name) names.insert(*function.name);
+            if (function.ordinal) ordinals.insert(*function.ordinal);
+          }
         }
       }
     }
@@ -147,7 +153,7 @@ Result<std::map<std::string, std::vector<std::string>>> host_fields(const rules:
   return host;
 }
 
-void apply_step(const Step& step, const graph::Closure& before, env::Environment& environment,
+void apply_step(const Step& step, const std::vector<const graph::Closure*>& before, env::Environment& environment,
                 env::OverlayFileSystem& files, pe::ImageCache& images) {
   const rules::FixStep& change = step.change;
   auto host = [&](const std::string& field) -> const std::vector<std::string>& {

@@ -20,9 +20,9 @@ Result<std::map<std::string, std::vector<std::string>>> host_fields(const rules:
                                                                     const env::Environment& environment,
                                                                     env::FileSystem& files);
 
-// Carries out `step` on the overlay and the environment. `before`: the closure the plan starts from, whose
-// importers say which exports a stand-in must have.
-void apply_step(const Step& step, const graph::Closure& before, env::Environment& environment,
+// Carries out `step` on the overlay and the environment. `before`: the closures the plan starts from (the
+// first one's process says the stand-ins' machine), whose importers say which exports a stand-in must have.
+void apply_step(const Step& step, const std::vector<const graph::Closure*>& before, env::Environment& environment,
                 env::OverlayFileSystem& files, pe::ImageCache& images);
 
 }  // namespace dlldoctor::plan

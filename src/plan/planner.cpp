@@ -24,17 +24,22 @@ constexpr std::size_t kMaxTrials = 300;
 // findings (a long PATH, a folder that does not exist) do not make a process fail: no step is taken for them.
 using Score = std::tuple<int, std::size_t, std::size_t>;
 
-Score score_of(const pipeline::Diagnosis& diagnosis) {
+// Of several processes, the sum: a plan for a machine is as good as what it leaves in all of them.
+Score score_of(const std::vector<pipeline::Diagnosis>& diagnoses) {
+  int fails = 0;
   std::size_t errors = 0, warnings = 0;
-  for (const rules::Finding& finding : diagnosis.rules.findings) {
-    if (finding.severity == rules::Severity::Error) ++errors;
-    if (finding.severity == rules::Severity::Warning) ++warnings;
+  for (const pipeline::Diagnosis& diagnosis : diagnoses) {
+    for (const rules::Finding& finding : diagnosis.rules.findings) {
+      if (finding.severity == rules::Severity::Error) ++errors;
+      if (finding.severity == rules::Severity::Warning) ++warnings;
+    }
+    fails += diagnosis.closure.outcome.ok ? 0 : 1;
   }
-  return {diagnosis.closure.outcome.ok ? 0 : 1, errors, warnings};
+  return {fails, errors, warnings};
 }
 
-std::string verdict_word(const pipeline::Diagnosis& diagnosis) {
-  const auto [fails, errors, warnings] = score_of(diagnosis);
+std::string verdict_word(const std::vector<pipeline::Diagnosis>& diagnoses) {
+  const auto [fails, errors, warnings] = score_of(diagnoses);
   return fails ? "FAILS" : errors ? "BROKEN" : warnings ? "WARNINGS" : "HEALTHY";
 }
 
@@ -50,20 +55,40 @@ std::string key_of(const rules::FixStep& step) {
 
 struct State {
   std::vector<Step> steps;
-  pipeline::Diagnosis diagnosis;
+  std::vector<pipeline::Diagnosis> diagnoses;  // one per input
   Score score;
 };
 
+// The diagnoses of every input after `steps`, carried out once on one overlay and one copy of the environment.
+Result<std::vector<pipeline::Diagnosis>> diagnoses_after(const std::vector<PlanInput>& inputs,
+                                                         const std::vector<Step>& steps,
+                                                         const std::vector<const graph::Closure*>& before) {
+  const PlanInput& first = inputs.front();
+  env::OverlayFileSystem files(first.files);
+  env::Environment environment = first.environment;
+  for (const Step& step : steps) apply_step(step, before, environment, files, first.images);
+  std::vector<pipeline::Diagnosis> diagnoses;
+  for (const PlanInput& input : inputs) {
+    auto diagnosis = pipeline::diagnose(input.request, environment, first.rules, input.options, files, first.images);
+    if (!diagnosis) return diagnosis.error();
+    diagnoses.push_back(std::move(diagnosis).value());
+  }
+  return diagnoses;
+}
+
 class Search {
  public:
-  Search(const PlanInput& input, const pipeline::Diagnosis& before) : input_(input), before_(before) {}
+  Search(const std::vector<PlanInput>& inputs, const std::vector<const pipeline::Diagnosis*>& before)
+      : inputs_(inputs) {
+    for (const pipeline::Diagnosis* diagnosis : before) before_.push_back(&diagnosis->closure);
+  }
 
   std::optional<State> run(const std::vector<Step>& steps) {
     ++trials_;
-    auto after = diagnose_after(input_, steps, before_.closure);
+    auto after = diagnoses_after(inputs_, steps, before_);
     if (!after) return std::nullopt;
     State state{steps, std::move(after).value(), {}};
-    state.score = score_of(state.diagnosis);
+    state.score = score_of(state.diagnoses);
     return state;
   }
 
@@ -72,20 +97,22 @@ class Search {
     std::set<std::string> taken;
     for (const Step& step : state.steps) taken.insert(key_of(step.change));
     std::vector<Step> out;
-    for (const rules::Finding& finding : state.diagnosis.rules.findings) {
-      if (finding.severity == rules::Severity::Info) continue;
-      for (const rules::FixStep& change : finding.steps) {
-        if (change.kind == "by_hand") continue;
-        auto host = host_fields(change, input_.environment, input_.files);
-        if (!host) continue;  // a placeholder ("<the download folder>"): nothing to try
-        const std::string key = key_of(change);
-        auto same = std::find_if(out.begin(), out.end(), [&](const Step& s) { return key_of(s.change) == key; });
-        if (same != out.end()) {
-          same->mends.push_back(finding.key());
-          continue;
+    for (const pipeline::Diagnosis& diagnosis : state.diagnoses) {
+      for (const rules::Finding& finding : diagnosis.rules.findings) {
+        if (finding.severity == rules::Severity::Info) continue;
+        for (const rules::FixStep& change : finding.steps) {
+          if (change.kind == "by_hand") continue;
+          auto host = host_fields(change, inputs_.front().environment, inputs_.front().files);
+          if (!host) continue;  // a placeholder ("<the download folder>"): nothing to try
+          const std::string key = key_of(change);
+          auto same = std::find_if(out.begin(), out.end(), [&](const Step& s) { return key_of(s.change) == key; });
+          if (same != out.end()) {
+            same->mends.push_back(finding.key());
+            continue;
+          }
+          if (!taken.insert(key).second) continue;
+          out.push_back({change, std::move(host).value(), {finding.key()}, {}});
         }
-        if (!taken.insert(key).second) continue;
-        out.push_back({change, std::move(host).value(), {finding.key()}, {}});
       }
     }
     return out;
@@ -94,8 +121,8 @@ class Search {
   std::size_t trials() const { return trials_; }
 
  private:
-  const PlanInput& input_;
-  const pipeline::Diagnosis& before_;
+  const std::vector<PlanInput>& inputs_;
+  std::vector<const graph::Closure*> before_;
   std::size_t trials_ = 0;
 };
 
@@ -113,15 +140,21 @@ std::vector<std::size_t> steps_mending(const Plan& plan, const rules::Finding& f
 
 Result<pipeline::Diagnosis> diagnose_after(const PlanInput& input, const std::vector<Step>& steps,
                                            const graph::Closure& before) {
-  env::OverlayFileSystem files(input.files);
-  env::Environment environment = input.environment;
-  for (const Step& step : steps) apply_step(step, before, environment, files, input.images);
-  return pipeline::diagnose(input.request, environment, input.rules, input.options, files, input.images);
+  auto after = diagnoses_after({input}, steps, {&before});
+  if (!after) return after.error();
+  return std::move(after->front());
 }
 
 Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
-  Search search(input, diagnosis);
-  State start{{}, diagnosis, score_of(diagnosis)};
+  return make_plan(std::vector<PlanInput>{input}, {&diagnosis});
+}
+
+Plan make_plan(const std::vector<PlanInput>& inputs, const std::vector<const pipeline::Diagnosis*>& diagnoses) {
+  const PlanInput& input = inputs.front();
+  Search search(inputs, diagnoses);
+  State start{{}, {}, {}};
+  for (const pipeline::Diagnosis* diagnosis : diagnoses) start.diagnoses.push_back(*diagnosis);
+  start.score = score_of(start.diagnoses);
   State best = start;
   std::vector<State> beam;
   beam.push_back(start);
@@ -158,7 +191,7 @@ Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
   }
 
   Plan plan;
-  plan.paths = rules::CommandPaths::of(input.environment, diagnosis.closure, diagnosis.inventory);
+  plan.paths = rules::CommandPaths::of(input.environment, diagnoses.front()->closure, diagnoses.front()->inventory);
   plan.steps = best.steps;
   for (Step& step : plan.steps) {
     for (const char* field : {"path", "from"}) {
@@ -171,20 +204,29 @@ Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis) {
       }
     }
   }
-  plan.predicted = verdict_word(best.diagnosis);
+  plan.predicted = verdict_word(best.diagnoses);
   plan.verified = best.score == healthy;
-  for (const rules::Finding& finding : best.diagnosis.rules.findings) {
-    if (finding.severity == rules::Severity::Info) continue;
-    plan.remaining.push_back(finding);
-    for (const rules::FixStep& change : finding.steps) {
-      if (change.kind != "by_hand") continue;
-      // One line for the findings one change mends (three extension modules, one add_dll_directory).
-      auto same = std::find_if(plan.by_hand.begin(), plan.by_hand.end(),
-                               [&](const Step& s) { return key_of(s.change) == key_of(change); });
-      if (same != plan.by_hand.end()) {
-        same->mends.push_back(finding.key());
-      } else {
-        plan.by_hand.push_back({change, {}, {finding.key()}, {}});
+  for (const pipeline::Diagnosis& diagnosis : best.diagnoses) {
+    const std::size_t earlier = plan.remaining.size();
+    for (const rules::Finding& finding : diagnosis.rules.findings) {
+      if (finding.severity == rules::Severity::Info) continue;
+      // Two processes left with the same finding (one folder, two loads of it) leave one thing to do.
+      const auto end = plan.remaining.begin() + static_cast<std::ptrdiff_t>(earlier);
+      if (std::any_of(plan.remaining.begin(), end, [&](const rules::Finding& other) {
+            return other.key() == finding.key() && other.message == finding.message;
+          }))
+        continue;
+      plan.remaining.push_back(finding);
+      for (const rules::FixStep& change : finding.steps) {
+        if (change.kind != "by_hand") continue;
+        // One line for the findings one change mends (three extension modules, one add_dll_directory).
+        auto same = std::find_if(plan.by_hand.begin(), plan.by_hand.end(),
+                                 [&](const Step& s) { return key_of(s.change) == key_of(change); });
+        if (same != plan.by_hand.end()) {
+          same->mends.push_back(finding.key());
+        } else {
+          plan.by_hand.push_back({change, {}, {finding.key()}, {}});
+        }
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "report/closure_formats.hpp"
+#include "report/finding_formats.hpp"
 #include "report/html_page.hpp"
 #include "report/legend.hpp"
 #include "report/picture.hpp"
@@ -72,46 +73,9 @@ class HtmlTree {
   const Picture& picture_;
 };
 
-// What the user sees, each line as it appears (pre: never reflowed, so a search for the pasted text finds it).
-void append_error(TextOut& out, const std::optional<rules::LoaderErrorText>& error,
-                  const std::vector<std::string>& says) {
-  if (!error && says.empty()) return;
-  out.line("<p class=\"seen\">" + html_text(error_heading(error, !says.empty())) + "</p>");
-  if (says.empty()) return;
-  // Each line of what the user sees as it appears: a line of the <pre> block.
-  for (std::size_t i = 0; i < says.size(); ++i) out.line((i == 0 ? "<pre class=\"says\">" : "") + html_text(says[i]));
-  out.line("</pre>");
-}
-
 void append_findings(TextOut& out, const ClosureView& view) {
-  const ReportInput& input = view.input();
   out.line("<h2>Findings</h2>");
-  for (std::size_t i = 0; i < input.findings->size(); ++i) {
-    const rules::Finding& finding = (*input.findings)[i];
-    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
-    const std::string_view severity = rules::severity_name(finding.severity);
-    out.line(fmt::format("<div class=\"finding\" id=\"finding-{}\">", i));
-    out.line(fmt::format("<p><span class=\"severity severity-{}\">{}</span> <code>{}</code> {}{}</p>", severity,
-                         severity, html_text(finding.id), html_text(mode ? mode->id + ": " : std::string()),
-                         html_text(finding.title)));
-    out.line("<p>" + html_text(finding.message) + "</p>");
-    append_error(out, finding.error, finding.says);
-    if (mode && !mode->explanation.empty()) out.line("<p class=\"why\">Why: " + html_text(mode->explanation) + "</p>");
-    const FixShown& fix = view.fixes()[i];
-    switch (fix.kind) {
-      case FixShown::Kind::PlanSteps:
-        out.line(fmt::format("<p>Fix: <a href=\"#plan-step-{}\">{}</a> of the plan above.</p>", fix.steps.front(),
-                             plan_steps_text(fix.steps)));
-        break;
-      case FixShown::Kind::SameAs:
-        out.line(fmt::format("<p>Fix: as for <a href=\"#finding-{}\"><code>{}</code></a> above.</p>", fix.same_as,
-                             html_text((*input.findings)[fix.same_as].id)));
-        break;
-      case FixShown::Kind::Own: html_fix_list(out, finding.fix); break;
-      case FixShown::Kind::None: break;
-    }
-    out.line("</div>");
-  }
+  append_findings_html(out, view.findings_shown(), view.input().rules);
 }
 
 void append_python(TextOut& out, const ReportInput& input) {
@@ -207,7 +171,7 @@ void write_closure_html(Sink& sink, const ClosureView& view, const WriteStyle&) 
         out.line("<h1>dlldoctor report</h1>");
         out.line(fmt::format("<p class=\"verdict tone-{}\" id=\"verdict\">{}</p>", tone_name(view.tone()),
                              html_text(view.verdict())));
-        append_error(out, input.outcome_error, input.outcome_says);
+        append_error_html(out, input.outcome_error, input.outcome_says);
         break;
       case Part::Stack: append_stack(out, view.stack()); break;
       case Part::Plan: append_plan_html(out, *input.plan); break;

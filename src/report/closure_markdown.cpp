@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/closure_formats.hpp"
+#include "report/finding_formats.hpp"
 #include "report/legend.hpp"
 #include "report/markdown.hpp"
 #include "report/plan_report.hpp"
@@ -17,26 +18,12 @@ std::string ids_code(const std::vector<std::string>& ids) {
   return text;
 }
 
-// What the user sees, in a code block: the text as it appears, searchable and never reflowed.
-void write_error(TextOut& out, const std::optional<rules::LoaderErrorText>& error, const std::vector<std::string>& says,
-                 const std::string& indent) {
-  if (!error && says.empty()) return;
-  out.line();
-  out.line(indent + "*" + markdown_cell(error_heading(error, !says.empty())) + "*");
-  out.line();
-  if (says.empty()) return;
-  out.line(indent + "```text");
-  for (const std::string& line : says) out.line(indent + line);
-  out.line(indent + "```");
-  out.line();
-}
-
 void write_verdict(TextOut& out, const ClosureView& view) {
   out.line("## dlldoctor report");
   out.line();
   out.line("**" + view.verdict() + "**");
   out.line();
-  write_error(out, view.input().outcome_error, view.input().outcome_says, "");
+  append_error_markdown(out, view.input().outcome_error, view.input().outcome_says, "");
 }
 
 void write_stack_table(TextOut& out, const Stack& stack) {
@@ -58,42 +45,9 @@ void write_stack_table(TextOut& out, const Stack& stack) {
 }
 
 void write_findings(TextOut& out, const ClosureView& view) {
-  const ReportInput& input = view.input();
   out.line("### Findings");
   out.line();
-  for (std::size_t i = 0; i < input.findings->size(); ++i) {
-    const rules::Finding& finding = (*input.findings)[i];
-    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
-    out.line(fmt::format("- **{}** `{}`{}: {}", rules::severity_name(finding.severity), finding.id,
-                         " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message));
-    write_error(out, finding.error, finding.says, "  ");
-    // Whoever reads the ticket gets the failure mode's explanation, not only its name.
-    if (mode && !mode->explanation.empty()) {
-      out.line();
-      out.line("  *Why:* " + mode->explanation);
-    }
-    const FixShown& fix = view.fixes()[i];
-    switch (fix.kind) {
-      case FixShown::Kind::PlanSteps:
-        out.line();
-        out.line("  *Fix:* " + plan_steps_text(fix.steps) + " of the plan above.");
-        out.line();
-        break;
-      case FixShown::Kind::SameAs:
-        out.line();
-        out.line("  *Fix:* as for " + rules::finding_label((*input.findings)[fix.same_as].key()) + " above.");
-        out.line();
-        break;
-      case FixShown::Kind::Own:
-        out.line();
-        out.line("  ```powershell");
-        for (const std::string& line : finding.fix) out.line("  " + line);
-        out.line("  ```");
-        out.line();
-        break;
-      case FixShown::Kind::None: break;
-    }
-  }
+  append_findings_markdown(out, view.findings_shown(), view.input().rules);
 }
 
 void write_python_list(TextOut& out, const ReportInput& input) {

@@ -14,6 +14,7 @@
 #include "report/legend.hpp"
 #include "report/markdown.hpp"
 #include "report/plan_report.hpp"
+#include "report/report_json.hpp"
 #include "report/text_layout.hpp"
 
 namespace dlldoctor::report {
@@ -38,6 +39,20 @@ void put_searched_folder(JsonStream& out, const resolve::SearchFolder& searched)
   out.close();
 }
 
+}  // namespace
+
+void put_path(JsonStream& out, const env::Environment& environment) {
+  out.open_array("path");
+  for (const auto& entry : environment.path) {
+    out.open_object();
+    put_folder_members(out, entry.folder);
+    out.put_text("entry", entry.text);
+    out.put_nonempty_text("note", entry.note);
+    out.close();
+  }
+  out.close();
+}
+
 void put_folder(JsonStream& out, std::string_view key, const env::FolderRef& folder) {
   out.open_object(key);
   put_folder_members(out, folder);
@@ -55,6 +70,8 @@ void put_rules_origin(JsonStream& out, const rules::RulesOrigin& origin) {
   out.close();
 }
 
+namespace {
+
 const char* status_name(Failure failure) {
   switch (failure) {
     case Failure::None: return "ok";
@@ -63,6 +80,8 @@ const char* status_name(Failure failure) {
   }
   return "?";
 }
+
+}  // namespace
 
 Json error_json(const std::optional<rules::LoaderErrorText>& error) {
   if (!error) return nullptr;
@@ -91,6 +110,8 @@ void put_outcome(JsonStream& out, std::string_view key, const graph::Outcome& ou
   }
   out.close();
 }
+
+namespace {
 
 std::optional<std::uint16_t> module_machine(const Module& module) {
   if (module.resolution.image) return module.resolution.image->machine;
@@ -257,6 +278,8 @@ void put_stack_entries(JsonStream& out, std::string_view key, const std::vector<
   out.close();
 }
 
+}  // namespace
+
 void put_stack(JsonStream& out, std::string_view key, const Stack& stack) {
   out.open_object(key);
   if (stack.driver) {
@@ -285,6 +308,8 @@ void put_stack(JsonStream& out, std::string_view key, const Stack& stack) {
   out.close();
   out.close();
 }
+
+namespace {
 
 // Streamed: the document's members one by one, each written from the values as it is reached.
 void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
@@ -344,15 +369,7 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   put_folder(out, "system16", environment.system16);
   put_folder(out, "windows", environment.windows);
   put_folder(out, "cwd", environment.cwd);
-  out.open_array("path");
-  for (const auto& entry : environment.path) {
-    out.open_object();
-    put_folder_members(out, entry.folder);
-    out.put_text("entry", entry.text);
-    out.put_nonempty_text("note", entry.note);
-    out.close();
-  }
-  out.close();
+  put_path(out, environment);
   out.put_bool("safe_dll_search_mode", environment.safe_dll_search_mode);
   if (input.rules) put_rules_origin(out, input.rules->origin);
   out.open_object("known_dlls");

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "report/closure_formats.hpp"
+#include "report/finding_formats.hpp"
 #include "report/legend.hpp"
 #include "report/plan_report.hpp"
 #include "report/text_layout.hpp"
@@ -141,14 +142,6 @@ void write_stack(TextOut& out, const Stack& stack) {
   out.line();
 }
 
-// What the user sees, as they see it: each line whole (a user searches the report for the line they pasted).
-void write_error(TextOut& out, const std::optional<rules::LoaderErrorText>& error,
-                 const std::vector<std::string>& says) {
-  if (!error && says.empty()) return;
-  out.wrapped("  ", error_heading(error, !says.empty()), kTextWidth - 2, "    ");
-  for (const std::string& line : says) out.line("    " + line);
-}
-
 void write_verdict(TextOut& out, const ClosureView& view, const WriteStyle& style) {
   const bool bad = view.tone() == Tone::Fails || view.tone() == Tone::Broken;
   // A verdict names files ("C:\\Program Files\\...\\x.dll is ..."): a path is never broken across lines.
@@ -158,38 +151,12 @@ void write_verdict(TextOut& out, const ClosureView& view, const WriteStyle& styl
     lines.back() += "\x1b[0m";
   }
   for (const std::string& line : lines) out.line(line);
-  write_error(out, view.input().outcome_error, view.input().outcome_says);
+  append_error_text(out, view.input().outcome_error, view.input().outcome_says);
   out.line();
 }
 
 void write_findings(TextOut& out, const ClosureView& view, const WriteStyle& style) {
-  const ReportInput& input = view.input();
-  for (std::size_t i = 0; i < input.findings->size(); ++i) {
-    const rules::Finding& finding = (*input.findings)[i];
-    const rules::FailureMode* mode = input.rules ? input.rules->failure_mode(finding.failure_mode) : nullptr;
-    const bool error = finding.severity == rules::Severity::Error;
-    const std::string label = std::string(rules::severity_name(finding.severity));
-    const std::string shown_label = style.color ? (error ? "\x1b[31m" : "\x1b[33m") + label + "\x1b[0m" : label;
-    // A long id and title wrap like the message, so that the heading fits kTextWidth too.
-    out.wrapped(
-        "", fmt::format("{} [{}] {}{}", shown_label, finding.id, mode ? mode->id + ": " : std::string(), finding.title),
-        kTextWidth, "  ");
-    out.wrapped("  ", finding.message, kTextWidth - 2, "  ");
-    write_error(out, finding.error, finding.says);
-    const FixShown& fix = view.fixes()[i];
-    switch (fix.kind) {
-      case FixShown::Kind::PlanSteps: out.line("  fix: " + plan_steps_text(fix.steps) + " of the plan above"); break;
-      case FixShown::Kind::SameAs:
-        out.line(fmt::format("  fix: as for {} above", rules::finding_label((*input.findings)[fix.same_as].key())));
-        break;
-      case FixShown::Kind::Own:
-        out.line("  fix:");
-        for (const std::string& fix_line : finding.fix) out.fix(fix_line);
-        break;
-      case FixShown::Kind::None: break;
-    }
-    out.line();
-  }
+  append_findings_text(out, view.findings_shown(), view.input().rules, style);
 }
 
 // Before the trees of the recipes' loads.

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "report/finding_formats.hpp"
 #include "report/legend.hpp"
 #include "report/plan_report.hpp"
 
@@ -120,32 +121,16 @@ ReportInput input_of(const session::ExplainRun& run, const Stamp& stamp) {
 }  // namespace
 
 std::vector<std::optional<std::size_t>> same_fix_as(const std::vector<rules::Finding>& findings) {
-  std::vector<std::optional<std::size_t>> same(findings.size());
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    for (std::size_t earlier = 0; earlier < i && !findings[i].fix.empty(); ++earlier) {
-      if (findings[earlier].fix == findings[i].fix) {
-        same[i] = same[earlier].value_or(earlier);
-        break;
-      }
-    }
-  }
-  return same;
+  std::vector<const rules::Finding*> pointers;
+  for (const rules::Finding& finding : findings) pointers.push_back(&finding);
+  return same_fix_as(pointers);
 }
 
 ClosureView::ClosureView(const session::ExplainRun& run, const Stamp& stamp) : run_(run), input_(input_of(run, stamp)) {
   const std::vector<rules::Finding>& findings = run.findings();
-  same_fix_ = same_fix_as(findings);
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    FixShown fix;
-    if (!run.plan_steps[i].empty()) {
-      fix = {FixShown::Kind::PlanSteps, run.plan_steps[i], 0};
-    } else if (same_fix_[i]) {
-      fix = {FixShown::Kind::SameAs, {}, *same_fix_[i]};
-    } else if (!findings[i].fix.empty()) {
-      fix.kind = FixShown::Kind::Own;
-    }
-    fixes_.push_back(std::move(fix));
-  }
+  for (const rules::Finding& finding : findings) shown_.findings.push_back(&finding);
+  same_fix_ = same_fix_as(shown_.findings);
+  shown_.fixes = fixes_shown(shown_.findings, run.plan_steps);
   placeholders_ =
       report_placeholders(run.plan ? plan_placeholders(*run.plan) : std::vector<rules::Placeholder>(), findings);
   parts_.push_back(Part::Verdict);

@@ -9,6 +9,7 @@
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/json_text.hpp"
+#include "report/finding_formats.hpp"
 #include "report/html_page.hpp"
 #include "report/legend.hpp"
 #include "report/markdown.hpp"
@@ -44,6 +45,13 @@ struct ScanSummary {
 };
 
 namespace {
+
+// Which process the scan judged the copies for, or that it judged none.
+std::string search_text(const ScanInput& input) {
+  if (input.search) return input.search->description;
+  return "not judged: no PATH given (--path, or --sysroot with its registry), so which copy a process loads is "
+         "not said";
+}
 
 std::string version_text(const ScannedFile& f) { return f.file_version ? f.file_version->to_string() : "-"; }
 
@@ -206,6 +214,8 @@ void write_json(Sink& sink, const ScanView& view, const WriteStyle&) {
     for (std::size_t i = 0; i < input.findings->size(); ++i) {
       Json finding = finding_to_json((*input.findings)[i], input.rules);
       finding["fix_same_as"] = same_fix[i] ? Json(*same_fix[i]) : Json(nullptr);
+      finding["processes"] =
+          input.found_in && i < input.found_in->size() ? (*input.found_in)[i] : std::vector<std::string>();
       findings.push_back(std::move(finding));
     }
   }
@@ -245,12 +255,16 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
     out.line(fmt::format("  [{}] fix:", m.finding->id));
     for (const std::string& line : m.finding->fix) out.fix(line);
   }
+  if (!view.other_findings().findings.empty()) {
+    out.line();
+    append_findings_text(out, view.other_findings(), input.rules, style);
+  }
   if (input.findings) legend_text(out, report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups) {
     put(fmt::format("backup copy: {} ({})", name(b->path), version_text(*b)),
         fmt::format("backup copy ({}):", version_text(*b)), name(b->path));
   }
-  if (input.search) out.line("search: " + input.search->description);
+  out.wrapped("search: ", search_text(input), kTextWidth - 8, "  ");
   for (const auto& group : summary.groups) {
     out.line();
     out.line(group.copies.front()->name + (group.family ? " (" + group.family->name + ")" : std::string()));
@@ -341,9 +355,13 @@ void write_markdown(Sink& sink, const ScanView& view, const WriteStyle&) {
     out.line("  ```");
     out.line();
   }
+  if (!view.other_findings().findings.empty()) {
+    out.line();
+    append_findings_markdown(out, view.other_findings(), input.rules);
+  }
   if (input.findings) legend_markdown(out, report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups) out.line(fmt::format("- backup copy {} ({})", code(b->path), version_text(*b)));
-  if (input.search) out.line("- search: " + input.search->description);
+  out.line("- search: " + markdown_cell(search_text(input)));
   out.line();
   if (input.search) {
     out.line("| DLL | version | machine | size | path | search |");
@@ -426,10 +444,11 @@ void write_html(Sink& sink, const ScanView& view, const WriteStyle&) {
     if (!m.finding->fix.empty()) html_fix_list(out, m.finding->fix);
     out.line("</div>");
   }
+  append_findings_html(out, view.other_findings(), input.rules);
   if (input.findings) legend_html(out, report_placeholders({}, *input.findings));
   for (const auto* b : summary.backups)
     out.line(fmt::format("<p>backup copy <span class=\"path\">{}</span> ({})</p>", name(b->path), version_text(*b)));
-  if (input.search) out.line("<p>search: " + html_text(input.search->description) + "</p>");
+  out.line("<p>search: " + html_text(search_text(input)) + "</p>");
   out.line("<h2>Copies</h2>");
   out.line(
       "<input class=\"filter\" data-target=\"copies\" type=\"search\" placeholder=\"filter: a DLL, a version, a "
@@ -496,6 +515,7 @@ ScanInput input_of(const session::ScanRun& run, const Stamp& stamp) {
   input.rules = run.rules;
   input.search = run.search ? &*run.search : nullptr;
   input.findings = &run.checks.findings;
+  input.found_in = &run.found_in;
   input.windows_path = run.windows_path;
   return input;
 }
@@ -503,14 +523,22 @@ ScanInput input_of(const session::ScanRun& run, const Stamp& stamp) {
 }  // namespace
 
 ScanView::ScanView(const session::ScanRun& run, const Stamp& stamp)
-    : input_(input_of(run, stamp)), summary_(std::make_unique<ScanSummary>(summarize(input_))) {}
+    : input_(input_of(run, stamp)), summary_(std::make_unique<ScanSummary>(summarize(input_))) {
+  for (std::size_t i = 0; i < run.checks.findings.size(); ++i) {
+    const rules::Finding& finding = run.checks.findings[i];
+    if (finding.folder_mix) continue;
+    others_.findings.push_back(&finding);
+    others_.found_in.push_back(i < run.found_in.size() ? run.found_in[i] : std::vector<std::string>());
+  }
+  others_.fixes = fixes_shown(others_.findings, {});
+}
 
 ScanView::~ScanView() = default;
 
 std::size_t ScanView::errors() const {
   return static_cast<std::size_t>(
-      std::count_if(summary_->mixed_folders.begin(), summary_->mixed_folders.end(),
-                    [](const ScanSummary::MixedFolder& m) { return m.finding->severity == rules::Severity::Error; }));
+      std::count_if(input_.findings->begin(), input_.findings->end(),
+                    [](const rules::Finding& f) { return f.severity == rules::Severity::Error; }));
 }
 
 const Writers<ScanView>& scan_writers() {

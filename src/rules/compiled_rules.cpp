@@ -113,7 +113,8 @@ void fields(A& a, RecipeOrder& o) {
 template <typename A>
 void fields(A& a, Recipe& r) {
   members<Recipe>(a, r.id, r.name, r.host, r.applies, r.package, r.extends, r.version, r.attributes, r.derived, r.steps,
-                  r.requirements, r.not_before, r.supported, r.code, r.covers, Source{r.source});
+                  r.requirements, r.not_before, r.supported, r.code, r.check, r.check_needs, r.covers,
+                  Source{r.source});
 }
 template <typename A>
 void fields(A& a, LoadProfile& p) {
@@ -137,9 +138,14 @@ void fields(A& a, LibraryNote& l) {
   members<LibraryNote>(a, l.dll, l.windows_component, l.older, Source{l.source});
 }
 template <typename A>
+void fields(A& a, MachinePlaces& m) {
+  members<MachinePlaces>(a, m.pythons, m.conda, m.toolkits, m.toolkit_variables, m.toolkit_bins, m.driver_store,
+                         m.driver_store_dlls, Source{m.source});
+}
+template <typename A>
 void fields(A& a, RuleData& d) {
   members<RuleData>(a, d.families, d.failure_modes, d.findings, d.driver_minimums, d.recipes, d.profiles,
-                    d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, NotKept{}, NotKept{});
+                    d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, d.machine, NotKept{}, NotKept{});
 }
 
 template <typename T>

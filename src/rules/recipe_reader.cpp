@@ -133,8 +133,9 @@ Result<RecipeRequirement> read_requirement(const TableReader& in) {
 Result<Recipe> read_recipe(const TableReader& in) {
   Recipe recipe;
   recipe.source = in.at();
-  auto keys = in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "derived",
-                            "step", "requirement", "supported", "not_before", "code", "covers"});
+  auto keys =
+      in.only_keys({"id", "name", "host", "applies", "package", "extends", "version", "attributes", "derived", "step",
+                    "requirement", "supported", "not_before", "code", "covers", "check", "check_needs"});
   if (!keys) return keys.error();
   std::optional<Error> error;
   assign(in.text("id"), recipe.id, error);
@@ -146,7 +147,14 @@ Result<Recipe> read_recipe(const TableReader& in) {
   assign(in.text("supported", std::string()), recipe.supported, error);
   // Every recipe says whose code it replays: a report's reader must be able to check it.
   assign(in.text("code"), recipe.code, error);
+  assign(in.flag("check", false), recipe.check, error);
+  assign(in.text("check_needs", std::string()), recipe.check_needs, error);
   if (error) return *error;
+  if (!recipe.check_needs.empty() && !recipe.check)
+    return Error{fmt::format("{}: check_needs names what `check` needs to import it: add check = true", recipe.source)};
+  if (recipe.check && recipe.applies != "import")
+    return Error{fmt::format("{}: check imports a package: a start-up recipe (applies = {}) is applied, not imported",
+                             recipe.source, recipe.applies)};
   if (const toml::node* node = in.table().get("covers")) {
     const toml::table* covers = node->as_table();
     if (!covers)

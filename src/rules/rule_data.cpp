@@ -268,6 +268,39 @@ Result<LibraryNote> read_library(const TableReader& in) {
   return out;
 }
 
+// [machine]: its lists add to those of the files read before.
+Result<bool> read_machine_places(const toml::node* node, const std::string& file, MachinePlaces& places) {
+  const toml::table* table = node->as_table();
+  if (!table) return Error{fmt::format("{}: machine must be a table", where(file, node->source()))};
+  const TableReader in(*table, file);
+  auto keys = in.only_keys(
+      {"pythons", "conda", "toolkits", "toolkit_variables", "toolkit_bins", "driver_store", "driver_store_dlls"});
+  if (!keys) return keys.error();
+  if (places.source.empty()) places.source = in.at();
+  const std::pair<const char*, std::vector<std::string> MachinePlaces::*> lists[] = {
+      {"pythons", &MachinePlaces::pythons},
+      {"conda", &MachinePlaces::conda},
+      {"toolkits", &MachinePlaces::toolkits},
+      {"toolkit_variables", &MachinePlaces::toolkit_variables},
+      {"toolkit_bins", &MachinePlaces::toolkit_bins},
+      {"driver_store", &MachinePlaces::driver_store},
+      {"driver_store_dlls", &MachinePlaces::driver_store_dlls}};
+  for (const auto& [key, member] : lists) {
+    auto values = in.texts(key, false);
+    if (!values) return values.error();
+    for (std::string& value : *values) {
+      // Places are Windows paths from a drive's root; a toolkit's DLL folder and a variable are names.
+      const bool relative = member == &MachinePlaces::toolkit_bins || member == &MachinePlaces::toolkit_variables ||
+                            member == &MachinePlaces::driver_store_dlls;
+      if (!relative && !(value.size() > 3 && value[1] == ':' && value[2] == '\\'))
+        return Error{fmt::format("{}: {} holds \"{}\": a place is a Windows path such as C:\\Python3*\\python.exe",
+                                 in.at(), key, value)};
+      (places.*member).push_back(std::move(value));
+    }
+  }
+  return true;
+}
+
 Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   const std::string& file = rule_file.path;
   if (auto unreadable = unreadable_toml(rule_file.text, file)) return *unreadable;
@@ -281,7 +314,7 @@ Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
     const std::string_view name = key.str();
     if (name != "family" && name != "failure_mode" && name != "finding" && name != "driver" && name != "recipe" &&
         name != "profile" && name != "delay_load_hook" && name != "lazy_load" && name != "loader_error" &&
-        name != "library") {
+        name != "library" && name != "machine") {
       return Error{fmt::format("{}: unknown section '{}'", where(file, node.source()), name)};
     }
   }
@@ -315,6 +348,10 @@ Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   if (!errors) return errors;
   auto libraries = read_tables(root, "library", file, data.libraries, read_library);
   if (!libraries) return libraries;
+  if (const toml::node* machine = root.get("machine")) {
+    auto places = read_machine_places(machine, file, data.machine);
+    if (!places) return places;
+  }
   if (const toml::table* driver = root["driver"].as_table()) {
     auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
     if (!minimums) return minimums;
@@ -490,6 +527,12 @@ void append(RuleData& to, RuleData& from) {
   append(to.lazy_loads, from.lazy_loads);
   append(to.loader_errors, from.loader_errors);
   append(to.libraries, from.libraries);
+  MachinePlaces& places = to.machine;
+  for (auto member :
+       {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::toolkits, &MachinePlaces::toolkit_variables,
+        &MachinePlaces::toolkit_bins, &MachinePlaces::driver_store, &MachinePlaces::driver_store_dlls})
+    append(places.*member, from.machine.*member);
+  if (places.source.empty()) places.source = from.machine.source;
   append(to.files, from.files);
 }
 

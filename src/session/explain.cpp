@@ -131,7 +131,7 @@ Result<ExplainRun> explain(Machine& machine, const ExplainRequest& request) {
   run.request.program = request.program;
   run.request.program_is_host = request.program_is_host;
 
-  pipeline::DiagnoseOptions options;
+  pipeline::DiagnoseOptions& options = run.options;
   options.policy = request.policy;
   if (!request.imports.empty()) {
     auto interpreter = find_program(environment, run.request.program, files);
@@ -186,7 +186,7 @@ Result<ExplainRun> explain(Machine& machine, const ExplainRequest& request) {
   run.diagnosis = std::move(diagnosis).value();
   // The plan is made before a probe adds its findings: those say where the prediction is wrong, which no
   // change to the machine mends.
-  if (something_to_mend(run.diagnosis))
+  if (request.plan && something_to_mend(run.diagnosis))
     run.plan = plan::make_plan({run.request, environment, rules, options, files, machine.images()}, run.diagnosis);
   if (request.probe) {
     auto probe = request.probe(run.request, run.closure());

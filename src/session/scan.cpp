@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "dlldoctor/resolve/resolver.hpp"
 
 namespace dlldoctor::session {
@@ -65,6 +67,30 @@ Result<ScanRun> scan(Machine& machine, const ScanRequest& request) {
   // The rule engine concludes; the report shows its findings.
   run.checks = rules::run_folder_rules(rules::scanned_folders(run.result.files, machine.rules(), run.windows_path),
                                        machine.rules());
+  std::vector<ProcessFinding> findings;
+  for (const rules::Finding& finding : run.checks.findings) add_finding(findings, finding, "");
+  // With a PATH to judge, the copies that win are judged as `check` judges them: by a process that loads them.
+  if (machine.has_environment()) {
+    for (const rules::Family& family : machine.rules().families) {
+      const std::string main = family.main.front().key();
+      const bool found = std::any_of(run.result.files.begin(), run.result.files.end(),
+                                     [&](const scan::ScannedFile& file) { return file.key == main; });
+      if (family.kind != "cudnn" || !found) continue;
+      auto process = new_process_loading(machine, family.main.front().display());
+      if (!process) return process.error();
+      for (const rules::Finding& finding : process->findings())
+        add_finding(findings, finding, new_process_label(family.main.front().display()));
+      for (const std::string& problem : process->diagnosis.rules.problems) run.checks.problems.push_back(problem);
+    }
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const ProcessFinding& a, const ProcessFinding& b) {
+    return a.finding.severity < b.finding.severity;
+  });
+  run.checks.findings.clear();
+  for (ProcessFinding& finding : findings) {
+    run.checks.findings.push_back(std::move(finding.finding));
+    run.found_in.push_back(std::move(finding.processes));
+  }
   return run;
 }
 

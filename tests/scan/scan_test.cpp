@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "support/run_process.hpp"
@@ -173,9 +174,15 @@ TEST_CASE("scan --all-dlls reports every DLL; with --path it says which copy loa
 
   const auto searched = scan({"--scan", root.string(), "--format", "json", "--path",
                               (root / "CUDA/v12.4/bin").string() + ";" + (root / "tools/cudnn-9.1/bin").string()});
-  REQUIRE(searched.exit_code == 0);
+  // With a PATH the scan judges what a new process loads: the 9.0 dispatcher first, with the 9.1 zip's
+  // siblings after it and the rest of them nowhere.
+  REQUIRE(searched.exit_code == 1);
   const json report = json::parse(searched.out);
   CHECK(report["search"].is_string());
+  bool judged = false;
+  for (const json& finding : report["findings"])
+    judged = judged || (finding["id"] == "mixed-family-versions" && !finding["processes"].empty());
+  CHECK(judged);
   for (const auto& copy : group(report, "cudnn64_9.dll")->at("copies")) {
     const std::string path = copy["path"];
     if (path.find("CUDA/v12.4/bin/cudnn64_9.dll") != std::string::npos && path.find(".bak") == std::string::npos) {
@@ -207,19 +214,29 @@ TEST_CASE("scan text output, and bad roots") {
 }
 
 // Every line fits in 80 columns, or is a path alone on its own line under the line that says what it is,
-// or a fix command (it must paste as one line; its comments wrap).
+// a fix command (it must paste as one line; its comments wrap) or a line of what the user sees (kept whole,
+// so that a search for the pasted text finds it), as in a program's report.
 void check_80_columns(const std::string& text) {
   std::istringstream lines(text);
-  bool in_fix = false;
+  bool in_fix = false, in_says = false;
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("  [", 0) == 0 && line.size() > 5 && line.compare(line.size() - 5, 5, " fix:") == 0) {
+    const bool folder_fix =
+        line.rfind("  [", 0) == 0 && line.size() > 5 && line.compare(line.size() - 5, 5, " fix:") == 0;
+    if (folder_fix || line == "  fix:") {
       in_fix = true;
+      in_says = false;
+      continue;
+    }
+    if (line.rfind("  what you see", 0) == 0) {
+      in_says = true;
       continue;
     }
     in_fix = in_fix && line.rfind("    ", 0) == 0;
+    in_says = in_says && line.rfind("    ", 0) == 0;
     if (dlldoctor::test::columns(line) <= 80) continue;
     const bool command = in_fix && line.rfind("    #", 0) != 0;
-    CHECK_MESSAGE((command || (line.rfind("    /", 0) == 0 && line.find(' ', 4) == std::string::npos)), line);
+    CHECK_MESSAGE((command || in_says || (line.rfind("    /", 0) == 0 && line.find(' ', 4) == std::string::npos)),
+                  line);
   }
 }
 
@@ -326,7 +343,7 @@ TEST_CASE("scan Markdown: every copy in a table that holds, identical copies, se
   const auto md = scan({"--scan", root.string(), "--format", "markdown", "--path",
                         (root / "CUDA/v12.4/bin").string() + ";" + (root / "tools/cudnn-9.1/bin").string()});
   INFO(md.out);
-  REQUIRE(md.exit_code == 0);
+  REQUIRE(md.exit_code == 1);  // judged for that PATH: mixed releases in a new process
   CHECK(md.out.rfind("## dlldoctor scan\n", 0) == 0);
   CHECK_NOTHROW(json(md.out).dump());  // valid UTF-8 throughout, though a folder name is not
   CHECK(md.out.find("`" + root.string() + "/bad\\xff\\xfe/cudnn_graph64_9.dll`") != std::string::npos);
@@ -403,8 +420,23 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
                                             {"severity", "error"}}));
   // The rule engine's finding, as a closure report gives it: the odd one out (the release fewer members
   // come from; a tie goes to the newer) renamed, with the folder a named placeholder in the command.
-  REQUIRE(report["findings"].size() == 1);
-  const json& finding = report["findings"][0];
+  // Beside it, what each folder's set lacks: information (missing-sibling, variant folder), since no process
+  // loads from these folders here.
+  const json* mixed = nullptr;
+  std::size_t incomplete = 0;
+  for (const json& found : report["findings"]) {
+    if (found["id"] == "mixed-family-versions") {
+      mixed = &found;
+      continue;
+    }
+    CHECK(found["id"] == "missing-sibling");
+    CHECK(found["severity"] == "info");
+    CHECK(found["processes"].empty());
+    ++incomplete;
+  }
+  REQUIRE(mixed != nullptr);
+  CHECK(incomplete == 2);
+  const json& finding = *mixed;
   CHECK(finding["id"] == "mixed-family-versions");
   CHECK(finding["severity"] == "error");
   CHECK(finding["evidence"]["host_folder"] == (root / "app/bin").string());
@@ -433,6 +465,37 @@ TEST_CASE("scan: a folder with two releases of cuDNN 9 is an error finding, exit
   const auto apart = scan({"--scan", root.string(), "--format", "json"});
   CHECK(apart.exit_code == 0);
   CHECK(json::parse(apart.out)["mixed_folders"].empty());
+}
+
+TEST_CASE("scan with a PATH judges the copies as a new process does; without one it says it judged none") {
+  const fs::path root = kWork / "judged";
+  fs::remove_all(root);
+  // The bundled example's folders: an old 9.0 dispatcher first on PATH, a 9.1 zip copied in part after it.
+  place("x64/cudnn-9.0/cudnn64_9.dll", root / "cuda/bin/cudnn64_9.dll");
+  place("x64/cudnn64_9.dll", root / "cudnn/bin/cudnn64_9.dll");
+  place("x64/cudnn_graph64_9.dll", root / "cudnn/bin/cudnn_graph64_9.dll");
+  place("x64/cudnn_ops64_9.dll", root / "cudnn/bin/cudnn_ops64_9.dll");
+  place("x64/msvcp140.dll", root / "cudnn/bin/msvcp140.dll");
+  place("x64/vcruntime140.dll", root / "cudnn/bin/vcruntime140.dll");
+  const std::string path = (root / "cuda/bin").string() + ";" + (root / "cudnn/bin").string();
+  const auto judged = scan({"--scan", root.string(), "--path", path, "--format", "json"});
+  CHECK_MESSAGE(judged.exit_code == 1, judged.err);
+  const json report = json::parse(judged.out);
+  std::set<std::string> errors;
+  for (const json& finding : report["findings"]) {
+    if (finding["severity"] != "error") continue;
+    errors.insert(finding["id"].get<std::string>());
+    CHECK(finding["processes"] == json::array({"a new process loading cudnn64_9.dll"}));
+  }
+  CHECK(errors == std::set<std::string>{"missing-sibling", "mixed-family-versions"});
+  const auto text = scan({"--scan", root.string(), "--path", path});
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("  in: a new process loading cudnn64_9.dll\n") != std::string::npos);
+  // No PATH: the copies are listed, the folders judged by themselves, and the report says no process was.
+  const auto unjudged = scan({"--scan", root.string()});
+  CHECK(unjudged.exit_code == 0);
+  CHECK(unjudged.out.find("search: not judged: no PATH given") != std::string::npos);
+  CHECK(unjudged.out.find("in: a new process") == std::string::npos);
 }
 
 TEST_CASE("scan never follows a link out of the tree, and a dangling link is no copy") {

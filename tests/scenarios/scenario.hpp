@@ -88,6 +88,9 @@ void build_tree(const Scenario& scenario, const std::filesystem::path& fixtures,
 std::string expand(const std::string& text, const std::filesystem::path& root, const std::filesystem::path& fixtures);
 
 // Compares a report with the scenario's expectations; one human-readable line per mismatch.
+// A report of `dlldoctor check` (dlldoctor.check/1): several processes, a verdict for the machine.
+bool is_check_report(const nlohmann::json& report);
+
 std::vector<std::string> check_report(const Scenario& scenario, const nlohmann::json& report, int exit_code,
                                       const std::filesystem::path& root);
 

@@ -119,18 +119,27 @@ TEST_CASE("scenarios: the simulator against tests/scenarios/*.toml") {
 
 // Runs after the scenarios (doctest keeps file order): every report they printed must match the schema
 // published in docs/, checked by an independent validator (python3-jsonschema).
-TEST_CASE("scenarios: every report validates against docs/report-schema.json") {
+TEST_CASE("scenarios: every report validates against its schema (docs/report-schema.json, docs/check-schema.json)") {
   const auto scenarios = scenarios_of_this_shard();
-  std::vector<std::string> argv{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, DLLDOCTOR_REPORT_SCHEMA};
+  // `check`'s schema takes the definitions it shares with the program report's from that file.
+  std::vector<std::string> reports{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, DLLDOCTOR_REPORT_SCHEMA};
+  std::vector<std::string> checks{"/usr/bin/python3", DLLDOCTOR_JSON_VALIDATOR, "--defs-from", DLLDOCTOR_REPORT_SCHEMA,
+                                  DLLDOCTOR_CHECK_SCHEMA};
   for (const auto& s : scenarios) {
     const fs::path report = kWork / "reports" / (s.name + ".json");
     REQUIRE_MESSAGE(fs::exists(report), report << " is missing: run the whole scenario_tests binary");
-    argv.push_back(report.string());
+    std::ifstream in(report);
+    const json parsed = json::parse(in, nullptr, false);
+    (dlldoctor::test::is_check_report(parsed) ? checks : reports).push_back(report.string());
   }
-  const auto result = run_process(argv);
-  INFO(result.out << result.err);
-  CHECK(result.exit_code == 0);
-  CHECK(result.out.find(std::to_string(scenarios.size()) + " passed, 0 failed") != std::string::npos);
+  for (const auto* argv : {&reports, &checks}) {
+    const std::size_t files = argv->size() - (argv == &checks ? 5 : 3);
+    if (files == 0) continue;
+    const auto result = run_process(*argv);
+    INFO(result.out << result.err);
+    CHECK(result.exit_code == 0);
+    CHECK(result.out.find(std::to_string(files) + " passed, 0 failed") != std::string::npos);
+  }
 }
 
 TEST_CASE("scenarios: two runs print the same bytes in every format, apart from generated_at") {
@@ -210,7 +219,11 @@ TEST_CASE("scenarios: every plan, carried out on a copy of the tree, gives what 
     const json& plan = report["plan"];
     if (plan["verified"].get<bool>()) {
       ++verified;
-      CHECK_MESSAGE(after["outcome"]["status"] == "ok", s.name);
+      if (dlldoctor::test::is_check_report(after)) {
+        CHECK_MESSAGE(after["verdict"]["tone"] == "healthy", s.name << ": " << after["verdict"].dump());
+      } else {
+        CHECK_MESSAGE(after["outcome"]["status"] == "ok", s.name);
+      }
       CHECK_MESSAGE(serious(after["findings"], false).empty(), s.name << ": " << after["findings"].dump(1));
     } else {
       CHECK_MESSAGE(serious(after["findings"], false) == serious(plan["remaining"], true),

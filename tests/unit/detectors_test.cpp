@@ -217,5 +217,14 @@ TEST_CASE("detectors: run_folder_rules finds a folder that mixes cuDNN releases,
   REQUIRE(generations.front()->folder_mix);
   CHECK(test::forward_slashes(generations.front()->folder_mix->host_folder) == root_path("generations"));
   CHECK(generations.front()->folder_mix->mixes == "cuDNN 8 and cuDNN 9");
-  CHECK(output.findings.size() == 2);  // nothing about the folder of one release
+  // Beside them, what the two folders' sets lack (information: a dispatcher without its siblings), and
+  // nothing about the folder of one complete release.
+  const auto incomplete = with_id(output, "missing-sibling");
+  CHECK(output.findings.size() == 2 + incomplete.size());
+  CHECK(!incomplete.empty());
+  for (const rules::Finding* finding : incomplete) {
+    CHECK(finding->severity == rules::Severity::Info);
+    const std::string main = test::forward_slashes(finding->evidence["main"].get<std::string>());
+    CHECK_MESSAGE(main.find("one_release") == std::string::npos, main);
+  }
 }

@@ -683,3 +683,70 @@ TEST_CASE("dlldoctor.exe --scan skips reparse points: no loop, nothing from outs
   CHECK(report["dlls"][0]["name"] == "cudnn64_9.dll");
   CHECK(report["dlls"][0]["copies"][0]["path"] == c_path(drive_c, root / "bin" / "cudnn64_9.dll"));
 }
+
+// `dlldoctor check`: the machine as Wine's Windows shows it to dlldoctor.exe (its PATH, System32 and
+// variables, live) and as dlldoctor reads the same drive_c from Linux with --sysroot, given that PATH,
+// current folder and variable: the same driver, toolkits, copies, loads, Pythons and findings.
+TEST_CASE("dlldoctor.exe check on a live prefix agrees with dlldoctor check --sysroot on the same drive") {
+  const auto setup = set_up();
+  if (!setup) return;
+  const fs::path& drive_c = setup->drive_c;
+  const fs::path root = drive_c / "trees" / "check-live";
+  fs::remove_all(root);
+  // An incomplete cuDNN 9.1 on PATH (missing-sibling), a toolkit named by CUDA_PATH, a Python on PATH.
+  copy_fixtures(root / "cudnn" / "bin", {"cudnn64_9.dll", "cudnn_graph64_9.dll", "cudnn_ops64_9.dll"});
+  copy_fixtures(root / "toolkit" / "bin", {"cudart64_12.dll"});
+  copy_fixtures(root / "py", {"marker_app.exe", "marker.dll"});
+  fs::rename(root / "py" / "marker_app.exe", root / "py" / "python.exe");
+  auto env = loader_env(*setup->prefix);
+  env["WINEPATH"] = c_path(drive_c, root / "cudnn" / "bin") + ";" + c_path(drive_c, root / "py");
+  env["CUDA_PATH"] = c_path(drive_c, root / "toolkit");
+  const json live = wine_report({kWine, setup->exe.string(), "check", "--format", "json"}, env, root, root, "live");
+  CHECK(live["environment"]["source"] == "live");
+  std::string path;
+  for (const auto& entry : live["environment"]["path"])
+    path += (path.empty() ? "" : ";") + entry["entry"].get<std::string>();
+  const auto offline =
+      run_process({kDlldoctor, "check", "--sysroot", drive_c.string(), "--path", path, "--cwd", c_path(drive_c, root),
+                   "--setenv", "CUDA_PATH=" + c_path(drive_c, root / "toolkit"), "--format", "json"});
+  const json read = parse_report(offline.out);
+  REQUIRE_MESSAGE(read.is_object(), offline.err);
+  INFO("live: " << live.dump(1).substr(0, 4000));
+  INFO("--sysroot: " << read.dump(1).substr(0, 4000));
+  const auto text = [](const json& value) {
+    return lower(value.is_string() ? value.get<std::string>() : value.dump());
+  };
+  CHECK(live["driver"]["looked"] == read["driver"]["looked"]);
+  CHECK(text(live["driver"]["nvcuda"].is_null() ? json() : live["driver"]["nvcuda"]["path"]) ==
+        text(read["driver"]["nvcuda"].is_null() ? json() : read["driver"]["nvcuda"]["path"]));
+  REQUIRE(live["toolkits"].size() == read["toolkits"].size());
+  for (std::size_t i = 0; i < live["toolkits"].size(); ++i) {
+    CHECK(text(live["toolkits"][i]["root"]) == text(read["toolkits"][i]["root"]));
+    CHECK(live["toolkits"][i]["release"] == read["toolkits"][i]["release"]);
+    CHECK(live["toolkits"][i]["on_path"] == read["toolkits"][i]["on_path"]);
+  }
+  REQUIRE(live["cudnn"].size() == 1);
+  REQUIRE(read["cudnn"].size() == 1);
+  const std::string dispatcher = lower(c_path(drive_c, root / "cudnn" / "bin" / "cudnn64_9.dll"));
+  CHECK(text(live["cudnn"][0]["new_process"]["loads"]["path"]) == dispatcher);
+  CHECK(text(read["cudnn"][0]["new_process"]["loads"]["path"]) == dispatcher);
+  REQUIRE(live["cudnn"][0]["copies"].size() == read["cudnn"][0]["copies"].size());
+  for (std::size_t i = 0; i < live["cudnn"][0]["copies"].size(); ++i) {
+    CHECK(text(live["cudnn"][0]["copies"][i]["main"]["path"]) == text(read["cudnn"][0]["copies"][i]["main"]["path"]));
+    CHECK(live["cudnn"][0]["copies"][i]["missing"] == read["cudnn"][0]["copies"][i]["missing"]);
+  }
+  std::vector<std::string> live_pythons, read_pythons;
+  for (const auto& python : live["pythons"]) live_pythons.push_back(text(python["program"]));
+  for (const auto& python : read["pythons"]) read_pythons.push_back(text(python["program"]));
+  CHECK(live_pythons == read_pythons);
+  const auto ids = [](const json& report) {
+    std::vector<std::string> out;
+    for (const auto& f : report["findings"])
+      out.push_back(f.value("id", "") + " " + lower(f["module"].is_string() ? f["module"].get<std::string>() : ""));
+    return out;
+  };
+  const std::vector<std::string> found = ids(read);
+  CHECK(ids(live) == found);
+  CHECK(std::find(found.begin(), found.end(), "missing-sibling cudnn_cnn64_9.dll") != found.end());
+  CHECK(live["verdict"]["tone"] == read["verdict"]["tone"]);
+}

@@ -86,6 +86,11 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
 // Splits a PATH value on ';' (empty entries dropped) and maps each entry like --path does.
 std::vector<FolderRef> path_folders(const Environment& environment, const std::string& value, FileSystem& files);
 
+// The host folders matching a Windows folder pattern ('*' and '?' within one name: C:\Python3*) on the
+// machine: under the sysroot, or on this Windows itself; none when neither maps C:\.
+std::vector<std::string> matching_folders(const Environment& environment, const std::string& pattern,
+                                          FileSystem& files);
+
 // Case-insensitive match with '*' (any run) and '?' (one character), as Windows matches file names.
 bool wildcard_match(std::string_view pattern, std::string_view name);
 

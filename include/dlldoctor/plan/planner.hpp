@@ -47,6 +47,11 @@ std::vector<std::size_t> steps_mending(const Plan& plan, const rules::Finding& f
 // The plan for `diagnosis` (the diagnosis of `input` as it is now).
 Plan make_plan(const PlanInput& input, const pipeline::Diagnosis& diagnosis);
 
+// Several processes of one machine (`dlldoctor check`): one plan after which every one of them is predicted
+// healthy, its steps tried on all of them at once. Each input with its diagnosis as it is now; they share
+// the first input's environment, rules, file system and image cache.
+Plan make_plan(const std::vector<PlanInput>& inputs, const std::vector<const pipeline::Diagnosis*>& diagnoses);
+
 // The diagnosis after `steps`, simulated (tests compare it with the same steps carried out on a disk).
 Result<pipeline::Diagnosis> diagnose_after(const PlanInput& input, const std::vector<Step>& steps,
                                            const graph::Closure& before);

@@ -83,6 +83,14 @@ struct FixShown {
   std::size_t same_as = 0;         // SameAs: the earlier finding
 };
 
+// The findings of a report with their fixes, as the formats for people show them (report/finding_formats).
+struct FindingsShown {
+  std::vector<const rules::Finding*> findings;
+  std::vector<FixShown> fixes;  // parallel to findings
+  // Parallel to findings when given: the processes each was found in (`check` runs several).
+  std::vector<std::vector<std::string>> found_in;
+};
+
 class ClosureView {
  public:
   ClosureView(const session::ExplainRun& run, const Stamp& stamp);
@@ -99,7 +107,8 @@ class ClosureView {
   // under the findings when there is no plan; a part with nothing to show is left out.
   const std::vector<Part>& parts() const { return parts_; }
   // Parallel to the findings.
-  const std::vector<FixShown>& fixes() const { return fixes_; }
+  const std::vector<FixShown>& fixes() const { return shown_.fixes; }
+  const FindingsShown& findings_shown() const { return shown_; }
   // For each finding, the earlier finding whose fix is the same (same_fix_as); JSON gives it as fix_same_as.
   const std::vector<std::optional<std::size_t>>& same_fix() const { return same_fix_; }
   // The placeholders of the plan's commands and the findings' fixes, each once: the report's one legend.
@@ -117,7 +126,7 @@ class ClosureView {
   const session::ExplainRun& run_;
   ReportInput input_;
   std::vector<Part> parts_;
-  std::vector<FixShown> fixes_;
+  FindingsShown shown_;
   std::vector<std::optional<std::size_t>> same_fix_;
   std::vector<rules::Placeholder> placeholders_;
   std::vector<ModuleShown> modules_;

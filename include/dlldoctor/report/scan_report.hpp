@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dlldoctor/report/closure_view.hpp"
 #include "dlldoctor/report/image_report.hpp"
 #include "dlldoctor/report/writers.hpp"
 #include "dlldoctor/rules/finding.hpp"
@@ -27,8 +28,10 @@ struct ScanInput {
   const scan::ScanResult* result = nullptr;
   const rules::RuleData* rules = nullptr;
   const ScanSearch* search = nullptr;  // may be null
-  // What the rule engine concludes about the folders (rules::run_folder_rules); may be null.
+  // What the rule engine concludes about the folders (rules::run_folder_rules) and about a new process that
+  // loads what they hold; may be null.
   const std::vector<rules::Finding>* findings = nullptr;
+  const std::vector<std::vector<std::string>>* found_in = nullptr;  // parallel: the processes (session::ScanRun)
   // Host path -> Windows path, when a sysroot maps them.
   std::function<std::optional<std::string>(const std::string&)> windows_path;
 };
@@ -45,12 +48,16 @@ class ScanView {
   ~ScanView();
   const ScanInput& input() const { return input_; }
   const ScanSummary& summary() const { return *summary_; }
-  // Findings of error severity (folders whose copies of one family are of two releases): the exit status.
+  // Findings of error severity (folders whose copies of one family are of two releases, what a new process
+  // meets): the exit status.
   std::size_t errors() const;
+  // The findings that are not about a folder's mix (those the report lists with the folders), with fixes.
+  const FindingsShown& other_findings() const { return others_; }
 
  private:
   ScanInput input_;
   std::unique_ptr<const ScanSummary> summary_;
+  FindingsShown others_;
 };
 
 // The scan report's formats: text, json (dlldoctor.scan/1, streamed a DLL name at a time), markdown,

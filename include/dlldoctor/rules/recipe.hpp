@@ -100,6 +100,10 @@ struct Recipe {
   std::string supported;
   // The loading code this recipe replays: "pytorch/pytorch: torch/__init__.py, _load_dll_libraries".
   std::string code;
+  // `dlldoctor check` imports it in each Python whose site-packages hold its package, and `check_needs` (a
+  // file under the package folder: onnxruntime's CUDA provider) when given.
+  bool check = false;
+  std::string check_needs;
   // The package versions that code holds for; another version is said in the report (its code may differ).
   std::optional<VersionRange> covers;
   std::string source;  // file:line

@@ -121,6 +121,20 @@ struct RulesOrigin {
   std::string text() const;
 };
 
+// Where `dlldoctor check` looks for what a machine has installed, besides the PATH and the environment
+// variables ([machine], rules/machine.toml): Windows path patterns, '*' matching one name. Later files add
+// places to the earlier ones' lists.
+struct MachinePlaces {
+  std::vector<std::string> pythons;            // python.exe files: python.org's installs, the Store's packages
+  std::vector<std::string> conda;              // conda installs; their envs\* are looked at too
+  std::vector<std::string> toolkits;           // CUDA toolkits' root folders
+  std::vector<std::string> toolkit_variables;  // variables that name a toolkit's root: CUDA_PATH, CUDA_PATH_V*_*
+  std::vector<std::string> toolkit_bins;       // a toolkit's DLL folder under its root, first found wins
+  std::vector<std::string> driver_store;       // the display driver's packages (DriverStore\FileRepository)
+  std::vector<std::string> driver_store_dlls;  // the files of a package that say its driver: nvcuda64.dll
+  std::string source;                          // file:line of the first [machine] table
+};
+
 struct RuleData {
   std::vector<Family> families;
   std::vector<FailureMode> failure_modes;
@@ -132,6 +146,7 @@ struct RuleData {
   std::vector<graph::LazyLoad> lazy_loads;
   std::vector<LoaderError> loader_errors;
   std::vector<LibraryNote> libraries;
+  MachinePlaces machine;
   std::vector<std::string> files;  // the rule files read, in order
   RulesOrigin origin;              // which rules a run read (session/shipped_rules.hpp)
 

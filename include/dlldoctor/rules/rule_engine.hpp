@@ -67,6 +67,36 @@ std::vector<env::FolderContents> scanned_folders(
     const std::vector<scan::ScannedFile>& files, const RuleData& rules,
     const std::function<std::optional<std::string>(const std::string&)>& windows_path);
 
+// What `dlldoctor check` found on the machine outside its simulated processes, for the machine's own
+// findings: the driver against what is installed, and cuDNN headers against the DLLs beside them.
+struct MachineFacts {
+  bool system_looked_at = false;          // System32 is there to look at (a sysroot, a snapshot, live)
+  std::optional<std::string> driver;      // "552.44"; none: System32 has no nvcuda.dll
+  std::string driver_file_version;        // nvcuda.dll's
+  std::vector<std::string> needs_driver;  // what is installed that runs on it: "CUDA 12.4 (C:\...)", ...
+  struct Toolkit {
+    std::string release;  // "12.4"
+    std::string root;     // as shown
+  };
+  std::vector<Toolkit> toolkits;
+  struct Header {
+    std::string header;          // cudnn_version.h, as shown
+    std::string header_version;  // "9.1.0"
+    std::string dll;             // the main DLL beside it, as shown
+    std::string dll_version;     // "9.0.0.312"
+    std::string include;         // the include folder, as shown
+  };
+  std::vector<Header> headers;  // only those that disagree with their DLL
+};
+
+// no-gpu-driver (something needs it and there is none), driver-too-old (variant toolkit: an installed
+// toolkit needs a newer one), cudnn-header-mismatch.
+RuleOutput run_machine_rules(const MachineFacts& facts, const RuleData& rules);
+
+// The siblings a family's main DLL of `version` loads by name at run time (runtime_loads, and the
+// versioned loads whose range holds it; all of them when the version is unknown).
+std::vector<DllName> runtime_loads_of(const Family& family, const std::optional<pe::Version>& version);
+
 // The DLLs that come with a driver, never with a program (families of kind "driver").
 std::set<DllName> driver_dlls(const RuleData& rules);
 
@@ -166,5 +196,6 @@ void detect_versions(const RuleInput& input, FindingSink& sink);
 void detect_names_in_data(const RuleInput& input, FindingSink& sink);
 void detect_mixed_generations(const std::vector<env::FolderContents>& folders, const RuleData& rules,
                               FindingSink& sink);
+void detect_incomplete_sets(const std::vector<env::FolderContents>& folders, const RuleData& rules, FindingSink& sink);
 
 }  // namespace dlldoctor::rules

@@ -42,6 +42,7 @@ struct ExplainRequest {
   resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;
   std::vector<std::string> look_in;  // folders searched for copies of what is not found
   Probe probe;                       // empty: no probe
+  bool plan = true;                  // false: no plan of its own (`check` makes one for all its processes)
 };
 
 // How the run reads as a whole: the verdict's first word.
@@ -60,8 +61,9 @@ struct ExplainRun {
   std::string profile;
   std::optional<recipes::Expansion> expansion;  // --import: the Python environment and the recipes run
   resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;
-  pipeline::Diagnosis diagnosis;   // the closure, the search order, the findings
-  std::optional<plan::Plan> plan;  // when there is an error or a warning to mend
+  pipeline::DiagnoseOptions options;  // what the diagnosis was given (for a plan made later, over several runs)
+  pipeline::Diagnosis diagnosis;      // the closure, the search order, the findings
+  std::optional<plan::Plan> plan;     // when there is an error or a warning to mend
   std::optional<rules::ProbeResult> probe;
 
   // The conclusions, computed once from the above.

@@ -13,6 +13,7 @@
 #include "dlldoctor/rules/rule_engine.hpp"
 #include "dlldoctor/scan/scanner.hpp"
 #include "dlldoctor/session/machine.hpp"
+#include "dlldoctor/session/new_process.hpp"
 
 namespace dlldoctor::session {
 
@@ -35,7 +36,10 @@ struct ScanRun {
   scan::ScanOptions options;
   scan::ScanResult result;
   std::optional<ScanSearch> search;  // when the machine has an environment
-  rules::RuleOutput checks;          // the folder rules' findings
+  // The folder rules' findings, then, when the machine has an environment, those of a new process that
+  // loads each cuDNN generation's main DLL the scan found (`check`'s question); errors first.
+  rules::RuleOutput checks;
+  std::vector<std::vector<std::string>> found_in;  // parallel to checks.findings: the processes (none: a folder)
   // Host path -> Windows path, when a sysroot maps them; empty otherwise.
   std::function<std::optional<std::string>(const std::string&)> windows_path;
 };

@@ -89,4 +89,17 @@ inline std::string registry_path_scope(const env::Environment& environment, cons
   return {};
 }
 
+// The fixes edit the registry PATH that lists the entry, one whole entry at a time: a text replace would
+// also change the longer entries a cut-short one is the start of.
+inline Vars path_entry_vars(const env::Environment& environment, const std::string& entry) {
+  const std::string scope = detail::registry_path_scope(environment, entry);
+  return {{"entry", env::windows_entry_text(environment, entry)},
+          {"scope", scope.empty() ? "user" : scope},
+          {"scope_name", scope == "machine" ? "Machine" : "User"},
+          {"scope_note",
+           Value::code(scope == "machine" ? "   # as administrator"
+                       : scope == "user"  ? ""
+                                         : "   # or 'Machine' (as administrator) if the entry is in the system PATH")}};
+}
+
 }  // namespace dlldoctor::rules::detail

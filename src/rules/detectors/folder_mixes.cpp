@@ -156,6 +156,7 @@ RuleOutput run_folder_rules(const std::vector<env::FolderContents>& folders, con
   FindingSink sink(rules, CommandPaths("", std::move(hosts)));
   detect_mixed_releases(folders, rules, sink);
   detect_mixed_generations(folders, rules, sink);
+  detect_incomplete_sets(folders, rules, sink);
   return sink.take();
 }
 

@@ -381,6 +381,19 @@ std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
   return detail::registry_path_scope(input.environment, folder_of(*copy.windows_path));
 }
 
+// The entry of the process's PATH that names a folder above `folder` (the cuDNN installer puts
+// ...\CUDNN\v9.x\bin on PATH, and its DLLs are in bin\<cuda>\x64 below it): the loader searches the
+// folder an entry names, never the folders under it.
+const env::PathEntry* entry_above(const env::Environment& environment, const std::string& folder) {
+  for (const env::PathEntry& entry : environment.path) {
+    const std::string& above = entry.folder.host;
+    if (!entry.folder.exists || above.empty() || folder.size() <= above.size() + 1) continue;
+    if (folder.compare(0, above.size(), above) == 0 && (folder[above.size()] == '/' || folder[above.size()] == '\\'))
+      return &entry;
+  }
+  return nullptr;
+}
+
 bool not_on_search_path(Context& c) {
   if (c.copies.empty()) return false;
   // A copy in a folder the registry PATH has explains more than one found by searching.
@@ -417,6 +430,13 @@ bool not_on_search_path(Context& c) {
                  {"needed_by", detail::first_needed_by(c.module)},
                  {"folder", folder}},
                 c.evidence, c.severity, c.related);
+  } else if (const env::PathEntry* above = entry_above(c.input.environment, copy.folder)) {
+    Vars vars = detail::path_entry_vars(c.input.environment, above->text);
+    vars["dll"] = c.module.name;
+    vars["copy"] = detail::shown(copy);
+    vars["folder"] = folder;
+    c.evidence["entry"] = above->text;
+    c.sink.emit("not-on-search-path", "entry_above", c.module.name, vars, c.evidence, c.severity, c.related);
   } else {
     c.sink.emit(
         "not-on-search-path", "default", c.module.name,

@@ -7,19 +7,6 @@
 namespace dlldoctor::rules {
 namespace {
 
-// The fixes edit the registry PATH that lists the entry, one whole entry at a time: a text replace would
-// also change the longer entries a cut-short one is the start of.
-Vars entry_vars(const env::Environment& environment, const std::string& entry) {
-  const std::string scope = detail::registry_path_scope(environment, entry);
-  return {{"entry", env::windows_entry_text(environment, entry)},
-          {"scope", scope.empty() ? "user" : scope},
-          {"scope_name", scope == "machine" ? "Machine" : "User"},
-          {"scope_note",
-           Value::code(scope == "machine" ? "   # as administrator"
-                       : scope == "user"  ? ""
-                                         : "   # or 'Machine' (as administrator) if the entry is in the system PATH")}};
-}
-
 // setx writes at most 1024 characters of a value (DOMAIN.md §5).
 constexpr std::size_t kSetxLimit = 1024;
 
@@ -29,7 +16,7 @@ void setx_cut(const env::Environment& environment, const std::string& value, con
               const char* scope_name, FindingSink& sink) {
   if (value.size() != kSetxLimit) return;
   const std::string last = split_path_list(value).back();
-  Vars vars = entry_vars(environment, last);
+  Vars vars = detail::path_entry_vars(environment, last);
   if (scope_name) {
     vars["scope_name"] = scope_name;
     vars["scope_note"] = Value::code(std::string(scope_name) == "Machine" ? "   # as administrator" : "");
@@ -77,7 +64,7 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
       std::string unquoted = entry.text;
       unquoted.erase(0, 1);
       if (!unquoted.empty() && unquoted.back() == '"') unquoted.pop_back();
-      Vars vars = entry_vars(input.environment, entry.text);
+      Vars vars = detail::path_entry_vars(input.environment, entry.text);
       vars["unquoted"] = env::windows_entry_text(input.environment, unquoted);
       sink.emit("path-quoted-entry", "default", "", vars, evidence);
       continue;
@@ -91,12 +78,12 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
         // above when the value is exactly that long).
         if (setx_exact && last) continue;
         const bool setx = last && length >= 1000;
-        Vars vars = entry_vars(input.environment, entry.text);
+        Vars vars = detail::path_entry_vars(input.environment, entry.text);
         vars["real"] = detail::shown(*entry.completion);
         vars["length"] = std::to_string(length);
         sink.emit("path-truncated", setx ? "setx" : "default", "", vars, evidence);
       } else if (!(setx_exact && last)) {
-        Vars vars = entry_vars(input.environment, entry.text);
+        Vars vars = detail::path_entry_vars(input.environment, entry.text);
         const std::string scope = vars.at("scope_name").shown();
         missing.add(scope, "default", "", std::move(vars), evidence);
       }
@@ -110,7 +97,7 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink) {
     if (!entry.folder.exists) continue;
     auto it = seen.find(ascii_lower(entry.folder.host));
     if (it == seen.end() || it->second < 2) continue;
-    Vars vars = entry_vars(input.environment, entry.text);
+    Vars vars = detail::path_entry_vars(input.environment, entry.text);
     vars["times"] = std::to_string(it->second);
     const std::string scope = vars.at("scope_name").shown();
     repeated.add(scope, "default", "", std::move(vars), {{"entry", entry.text}, {"count", it->second}});

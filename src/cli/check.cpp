@@ -1,0 +1,144 @@
+// `dlldoctor check`: the whole machine before there is a program to name (session/check.hpp).
+#include "dlldoctor/session/check.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "dlldoctor/report/check_report.hpp"
+#include "dlldoctor/report/fix_script.hpp"
+
+namespace dlldoctor::cli {
+namespace {
+
+struct CheckOptions {
+  std::string argv0;
+  std::vector<std::string> rules;
+  std::string sysroot;
+  std::vector<std::string> path;
+  std::string cwd;
+  std::string windows_user;
+  std::string env_file;
+  std::vector<std::string> maps;
+  std::vector<std::string> setenv;
+  bool assume_system_dlls = false;
+  std::vector<std::string> pythons;
+  std::string format = "text";
+  std::string output;
+  std::string fix_script;
+  bool no_color = false;
+};
+
+int fail(const std::string& message) {
+  print_message(message);
+  return kExitFailure;
+}
+
+int run_check(const CheckOptions& options) {
+  if (!has_writer(report::check_writers(), options.format, "check")) return kExitFailure;
+#ifndef _WIN32
+  // Away from Windows there is no machine to look at but a mounted drive or a snapshot.
+  if (options.sysroot.empty() && options.env_file.empty())
+    return fail(
+        "check looks at a whole Windows machine: name its drive with --sysroot (a mounted C:, or a copy holding "
+        "Windows/System32), or replay a snapshot with --env (dlldoctor snapshot -o FILE on that machine)");
+#endif
+  session::MachineSpec spec;
+  spec.argv0 = options.argv0;
+  spec.rules = options.rules;
+  env::EnvironmentFlags& flags = spec.flags;
+  if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
+  flags.path = options.path;
+  if (!options.cwd.empty()) flags.cwd = options.cwd;
+  if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
+  flags.assume_system_dlls = options.assume_system_dlls;
+  flags.maps = options.maps;
+  spec.snapshot = options.env_file;
+  spec.setenv = options.setenv;
+  auto machine = session::open_machine(spec);
+  if (!machine) return fail(machine.error().message);
+  auto run = session::check(*machine, {options.pythons});
+  if (!run) return fail(run.error().message);
+
+  // Every image the run read (the processes' modules, the copies and the toolkits' files) is in the cache.
+  std::vector<FileRead> read = machine->files_read();
+  if (refuse_writing_over("-o", options.output, read) != kExitOk ||
+      refuse_writing_over("--fix-script", options.fix_script, read) != kExitOk)
+    return kExitFailure;
+  if (!options.fix_script.empty() && !options.output.empty() && options.output != "-" &&
+      same_file(options.output, options.fix_script))
+    return fail("-o and --fix-script name the same file (" + options.output +
+                "): one would replace the other; name two files (nothing was written)");
+  const report::Stamp stamp = report::Stamp::now();
+  const report::CheckView view(*run, stamp);
+  if (!options.fix_script.empty()) {
+    if (!run->plan) {
+      print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
+    } else {
+      auto script = report::fix_script(*run->plan, {stamp.tool_version, "dlldoctor check", run->verdict.text});
+      if (!script) return fail(script.error().message);
+      if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
+    }
+  }
+  if (write_report(report::check_writers(), options.format, view, options.output,
+                   {use_color(options.no_color, options.output)}, "check") != kExitOk)
+    return kExitFailure;
+  return run->exit_status() == 0 ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags) {
+  auto options = std::make_shared<CheckOptions>();
+  options->argv0 = argv0;
+  CLI::App* command = app.add_subcommand(
+      "check",
+      "The whole machine, before there is a program to name: the NVIDIA driver, every CUDA toolkit, every cuDNN "
+      "copy and the one a new process finds, System32's MSVC runtime, each Python and its frameworks; findings "
+      "and one checked plan");
+  if (!bind_flags) return {};
+  auto* environment = "Environment (how the Windows machine looks)";
+  command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32")
+      ->group(environment);
+  one_value_each(command->add_option("--path", options->path,
+                                     "The PATH a new process gets: an entry or a ;-separated PATH (repeatable, order "
+                                     "kept; default: the registry's, with --sysroot)"))
+      ->group(environment);
+  command->add_option("--cwd", options->cwd, "The current folder of a new process")->group(environment);
+  command
+      ->add_option("--windows-user", options->windows_user,
+                   "The profile under Users/ whose registry PATH and Python user site count (default: the only one)")
+      ->group(environment);
+  command->add_option("--env", options->env_file, "Replay a snapshot (dlldoctor snapshot -o FILE)")->group(environment);
+  one_value_each(command->add_option("--map", options->maps,
+                                     "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is "
+                                     "there (repeatable)"))
+      ->group(environment);
+  one_value_each(command->add_option("--setenv", options->setenv,
+                                     "NAME=VALUE: an environment variable of a new process (repeatable)"))
+      ->group(environment);
+  command
+      ->add_flag("--assume-system-dlls", options->assume_system_dlls,
+                 "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
+      ->group(environment);
+  one_value_each(command->add_option(
+      "--python", options->pythons,
+      "A Python interpreter to check besides those found (a venv's Scripts\\python.exe; repeatable)"));
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember(report::writer_names(report::check_writers())))
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  command->add_option("--fix-script", options->fix_script,
+                      "Also write the checked plan as a PowerShell script (FILE.ps1) to read and run on the machine");
+  command->add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
+  one_value_each(command->add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)"));
+  command->footer(
+      "Examples:\n  dlldoctor check                        (on Windows: this machine)\n"
+      "  dlldoctor check --sysroot /mnt/c       (a mounted Windows drive; PATH from its registry)\n"
+      "  dlldoctor check --python 'C:\\work\\venv\\Scripts\\python.exe' --format json -o machine.json");
+  return [options] { return run_check(*options); };
+}
+
+}  // namespace dlldoctor::cli
