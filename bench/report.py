@@ -10,7 +10,7 @@ Ratios are peer/dlldoctor: above 1 means the peer is slower / bigger.  The
 dlldoctor row of a section is its first row whose tool starts "dlldoctor".
 
 Also usable as a Markdown generator for docs/PERFORMANCE.md: --markdown.
---targets pe|scan|closure|npm-closure picks the targets checked (default pe: run.sh's).
+--targets pe|scan|closure|npm-closure|check picks the targets checked (default pe: run.sh's).
 """
 import sys
 
@@ -19,6 +19,7 @@ SCAN_BASE = "dlldoctor --scan --all-dlls"
 SCAN_FIND = "find -iname '*.dll'"
 CLOSURE_BASE = "dlldoctor app.exe --format json"
 NPM_CLOSURE_BASE = "dlldoctor --host node.exe --load ... --format json"
+CHECK_BASE = "dlldoctor check --format json"
 
 # The project's targets (docs/PERFORMANCE.md).
 BIG_RSS_LIMIT_MB = 8.0
@@ -27,6 +28,7 @@ CORPUS_LIMIT_MS = 100.0
 SCAN_LIMIT_VS_FIND = 1.25
 CLOSURE_LIMIT_MS = 5.0
 NPM_CLOSURE_LIMIT_VS_OBJDUMP = 0.15
+CHECK_LIMIT_MS = 1000.0
 
 
 def num(s):
@@ -185,6 +187,13 @@ def npm_closure_targets(sections):
                         NPM_CLOSURE_LIMIT_VS_OBJDUMP, "npm closure")
 
 
+def check_targets(sections):
+    dd = get(sections, "check", CHECK_BASE)
+    ok = None if not dd or dd["median_ms"] is None else dd["median_ms"] < CHECK_LIMIT_MS
+    yield (f"check: dlldoctor under {CHECK_LIMIT_MS / 1000:.0f} s warm"
+           + (f" ({dd['median_ms']:.1f} ms)" if ok is not None else ""), verdict(ok))
+
+
 def main(argv):
     args = argv[1:]
     md = "--markdown" in args
@@ -194,9 +203,10 @@ def main(argv):
         which = args[i + 1] if i + 1 < len(args) else ""
         del args[i:i + 2]
     paths = [a for a in args if a != "--markdown"]
-    checks = {"pe": targets, "scan": scan_targets, "closure": closure_targets, "npm-closure": npm_closure_targets}
+    checks = {"pe": targets, "scan": scan_targets, "closure": closure_targets, "npm-closure": npm_closure_targets,
+              "check": check_targets}
     if len(paths) != 1 or which not in checks:
-        sys.stderr.write(f"usage: {argv[0]} [--markdown] [--targets pe|scan|closure|npm-closure] results.tsv\n")
+        sys.stderr.write(f"usage: {argv[0]} [--markdown] [--targets pe|scan|closure|npm-closure|check] results.tsv\n")
         return 2
     sections = load(paths[0])
     if md:
