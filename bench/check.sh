@@ -10,6 +10,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 # shellcheck source=measure.sh
@@ -17,6 +18,8 @@ source "$here/measure.sh"
 
 bench_setup results-check.tsv "${1:-}"
 have_fincore=0
+have_dlldoctor=0
+[[ -x $dlldoctor ]] && have_dlldoctor=1
 BENCH_WARMUP=2
 BENCH_CPU_NOTE=1
 need_cmd hyperfine hyperfine || { echo "check.sh: hyperfine is required" >&2; exit 1; }

@@ -227,6 +227,31 @@ Result<UserEnvironment> user_environment(const RegistryHive& hive, const std::ma
   return out;
 }
 
+// PEP 514's registrations in a hive whose root is `software` ("Software" in NTUSER.DAT, the root of SOFTWARE):
+// each PythonCore\<tag>\InstallPath, whose ExecutablePath names the interpreter (else its folder does). A
+// value that cannot be read is skipped: a registration is a place to look, never a fact to report.
+void read_registered_pythons(std::vector<RegisteredPython>& out, const RegistryHive& hive, const std::string& software,
+                             const std::string& shown_root) {
+  auto core = hive.find_key(software.empty() ? "Python\\PythonCore" : software + "\\Python\\PythonCore");
+  if (!core || !*core) return;
+  auto tags = hive.subkey_names(**core);
+  if (!tags) return;
+  for (const std::string& tag : *tags) {
+    auto install = hive.find_key(**core, tag + "\\InstallPath");
+    if (!install || !*install) continue;
+    std::string executable;
+    for (const char* name : {"ExecutablePath", ""}) {
+      auto value = hive.value(**install, name);
+      const std::optional<std::string> text = value && *value ? (*value)->text() : std::nullopt;
+      if (!text || text->empty()) continue;
+      executable = *text;
+      if (*name == '\0') executable = executable + (executable.back() == '\\' ? "" : "\\") + "python.exe";
+      break;
+    }
+    if (!executable.empty()) out.push_back({executable, shown_root + "\\Python\\PythonCore\\" + tag});
+  }
+}
+
 // The user PATH of one profile under the sysroot (HKCU\Environment in its NTUSER.DAT).
 void read_user_path(Environment& environment, const EnvironmentFlags& flags, FileSystem& files) {
   const FolderRef users = resolve_folder(environment, "C:\\Users", files);
@@ -296,6 +321,23 @@ void read_user_path(Environment& environment, const EnvironmentFlags& flags, Fil
 }
 
 }  // namespace
+
+std::vector<RegisteredPython> registered_pythons(const Environment& environment, FileSystem& files) {
+  std::vector<RegisteredPython> found;
+#ifdef _WIN32
+  if (!environment.sysroot && environment.source == "live") return live_registered_pythons();
+#endif
+  if (!environment.sysroot) return found;
+  auto read = [&](const std::string& folder, const char* name, const std::string& software, const char* shown) {
+    const FolderRef at = resolve_folder(environment, folder, files);
+    auto hive_file = at.exists ? files.find_file(at.host, name) : std::nullopt;
+    auto loaded = hive_file ? load_hive(files, *hive_file) : Result<LoadedHive>(Error{"no hive"});
+    if (loaded) read_registered_pythons(found, loaded->hive, software, shown);
+  };
+  if (environment.profile) read(*environment.profile, "NTUSER.DAT", "Software", "HKCU\\Software");
+  read("C:\\Windows\\System32\\config", "SOFTWARE", "", "HKLM\\SOFTWARE");
+  return found;
+}
 
 bool is_windows_absolute(std::string_view text) {
   return text.size() >= 3 && ((text[0] >= 'A' && text[0] <= 'Z') || (text[0] >= 'a' && text[0] <= 'z')) &&

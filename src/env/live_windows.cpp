@@ -158,6 +158,32 @@ Result<Environment> live_environment(FileSystem& files) {
   return environment;
 }
 
+std::vector<RegisteredPython> live_registered_pythons() {
+  std::vector<RegisteredPython> found;
+  const std::pair<HKEY, const char*> roots[] = {{HKEY_CURRENT_USER, "HKCU"}, {HKEY_LOCAL_MACHINE, "HKLM"}};
+  for (const auto& [root, shown] : roots) {
+    HKEY core = nullptr;
+    if (RegOpenKeyExW(root, L"Software\\Python\\PythonCore", 0, KEY_READ, &core) != ERROR_SUCCESS) continue;
+    wchar_t tag[256];
+    for (DWORD index = 0;; ++index) {
+      DWORD length = 256;
+      if (RegEnumKeyExW(core, index, tag, &length, nullptr, nullptr, nullptr, nullptr) != ERROR_SUCCESS) break;
+      const std::wstring install = std::wstring(L"Software\\Python\\PythonCore\\") + tag + L"\\InstallPath";
+      std::string executable;
+      if (auto path = registry_string(root, install.c_str(), L"ExecutablePath"); path && !path->empty()) {
+        executable = narrow(*path);
+      } else if (auto folder = registry_string(root, install.c_str(), nullptr); folder && !folder->empty()) {
+        executable = narrow(*folder);
+        executable += (executable.back() == '\\' ? "" : "\\") + std::string("python.exe");
+      }
+      if (!executable.empty())
+        found.push_back({executable, std::string(shown) + "\\Software\\Python\\PythonCore\\" + narrow(tag)});
+    }
+    RegCloseKey(core);
+  }
+  return found;
+}
+
 std::string live_os_version() {
   // GetVersionEx reports the version the manifest asks for; RtlGetVersion tells the truth.
   using RtlGetVersionFn = LONG(WINAPI*)(OSVERSIONINFOW*);

@@ -116,20 +116,36 @@ void find_user_site(const Environment& environment, FileSystem& files, PythonEnv
     return;
   }
   const std::string xy = "Python" + std::string(1, python.version[0]) + python.version.substr(2);
-  auto variable = [&](const char* name, const char* under) -> std::optional<std::string> {
-    if (auto found = environment.variables.find(name); found != environment.variables.end()) return found->second.value;
-    if (environment.profile) return *environment.profile + under;
-    return std::nullopt;
+  const bool store = python.layout == PythonEnvironment::Layout::Store;
+  // The user site of a profile, from its %LOCALAPPDATA% (Store) or %APPDATA% folder.
+  auto site_under = [&](const std::string& appdata) {
+    return store ? fmt::format(
+                       "{}\\Packages\\PythonSoftwareFoundation.Python.{}_qbz5n2kfra8p0\\LocalCache\\local-packages\\{}"
+                       "\\site-packages",
+                       appdata, python.version, xy)
+                 : fmt::format("{}\\Python\\{}\\site-packages", appdata, xy);
   };
+  const char* const variable = store ? "localappdata" : "appdata";
+  const char* const under = store ? "\\AppData\\Local" : "\\AppData\\Roaming";
   std::optional<std::string> folder;
-  if (python.layout == PythonEnvironment::Layout::Store) {
-    if (auto local = variable("localappdata", "\\AppData\\Local"))
-      folder = fmt::format(
-          "{}\\Packages\\PythonSoftwareFoundation.Python.{}_qbz5n2kfra8p0\\LocalCache\\local-packages\\{}\\site-"
-          "packages",
-          *local, python.version, xy);
-  } else if (auto roaming = variable("appdata", "\\AppData\\Roaming")) {
-    folder = fmt::format("{}\\Python\\{}\\site-packages", *roaming, xy);
+  std::string assumed;
+  if (auto found = environment.variables.find(variable); found != environment.variables.end()) {
+    folder = site_under(found->second.value);
+  } else if (environment.profile) {
+    folder = site_under(*environment.profile + under);
+  } else if (environment.sysroot) {
+    // A copied drive often lacks the hidden NTUSER.DAT that says whose it is: the one profile that holds
+    // this Python's user site is taken, and said to be an assumption.
+    std::vector<std::string> holders;
+    const FolderRef users = resolve_folder(environment, "C:\\Users", files);
+    for (const std::string& name : users.exists ? files.folder_names(users.host) : std::vector<std::string>()) {
+      const std::string candidate = site_under("C:\\Users\\" + name + under);
+      if (resolve_folder(environment, candidate, files).exists) holders.push_back(candidate);
+    }
+    if (holders.size() == 1) {
+      folder = holders.front();
+      assumed = "assumed (no NTUSER.DAT says whose profile this is; it is the only one that has this folder): ";
+    }
   }
   if (!folder) {
     python.user_site_why =
@@ -142,7 +158,7 @@ void find_user_site(const Environment& environment, FileSystem& files, PythonEnv
     return;
   }
   python.user_site = site.host;
-  python.user_site_why = fmt::format("{}, searched before the global site-packages", *folder);
+  python.user_site_why = fmt::format("{}{}, searched before the global site-packages", assumed, *folder);
   python.site_packages.insert(python.site_packages.begin(), site.host);
 }
 

@@ -100,9 +100,16 @@ void put_cudnn(JsonStream& out, const std::vector<session::CudnnCheck>& families
       out.open_object();
       put_file(out, "main", copy.main);
       out.put_text("found_as", copy.found_as);
+      out.put_text_or_null("python", copy.python.empty() ? std::nullopt : std::optional<std::string>(copy.python));
       out.put_bool("loads", copy.wins);
       out.put_texts("missing", copy.missing);
       out.put_texts("other_versions", copy.other_versions);
+      out.put_texts("renamed", copy.renamed);
+      if (copy.zone_id) {
+        out.put_number("zone_id", static_cast<std::uint64_t>(*copy.zone_id));
+      } else {
+        out.put_null("zone_id");
+      }
       if (copy.header) {
         out.put("header", Json{{"path", copy.header_path}, {"version", *copy.header}});
       } else {

@@ -66,9 +66,12 @@ CheckSection driver_section(const CheckRun& run) {
                         driver.newest_cuda.empty() ? std::string() : ", runs CUDA up to " + driver.newest_cuda)});
   }
   for (const session::DriverPackage& package : driver.packages) {
-    section.lines.push_back({1, fmt::format("driver store: {}{}{}", package.folder,
-                                            package.driver.empty() ? std::string() : " (" + package.driver + ")",
-                                            package.active ? ", the one installed" : "")});
+    section.lines.push_back(
+        {1, fmt::format("driver store: {}{}{}", package.folder,
+                        package.driver.empty() ? std::string() : " (" + package.driver + ")",
+                        package.active                                    ? ", the driver System32 has"
+                        : package.driver.empty() || driver.driver.empty() ? ""
+                                                                          : ", not the one System32 has")});
   }
   return section;
 }
@@ -98,7 +101,13 @@ CheckSection toolkits_section(const CheckRun& run) {
 CheckSection cudnn_section(const session::CudnnCheck& cudnn) {
   CheckSection section{fmt::format("{} ({})", cudnn.name, cudnn.dll), {}};
   const graph::Module* main = loaded(cudnn.process, cudnn.dll);
-  if (!cudnn.judged) {
+  const bool pythons_only = std::all_of(cudnn.copies.begin(), cudnn.copies.end(),
+                                        [](const session::CudnnCopy& copy) { return !copy.python.empty(); });
+  if (!cudnn.judged && pythons_only) {
+    section.lines.push_back({0,
+                             "not judged for new processes: every copy is in a Python's own environment, "
+                             "for that Python's frameworks (see Python below)"});
+  } else if (!cudnn.judged) {
     section.lines.push_back({0,
                              "not judged: no copy is where new processes look (System32, PATH, below a PATH "
                              "entry, the registry's PATH) and a newer generation is installed; a program that "
@@ -117,6 +126,8 @@ CheckSection cudnn_section(const session::CudnnCheck& cudnn) {
     if (!copy.missing.empty()) notes.push_back(fmt::format("lacks {}", joined(copy.missing)));
     if (!copy.other_versions.empty()) notes.push_back("with " + joined(copy.other_versions));
     if (copy.header) notes.push_back("cudnn_version.h " + *copy.header);
+    if (copy.zone_id) notes.push_back(fmt::format("Mark of the Web, zone {}", *copy.zone_id));
+    if (!copy.renamed.empty()) notes.push_back("renamed aside: " + joined(copy.renamed));
     section.lines.push_back({2, fmt::format("{} {} ({})", copy.main.version.value_or("(no version)"), copy.main.shown,
                                             joined(notes, "; "))});
   }

@@ -139,8 +139,8 @@ void fields(A& a, LibraryNote& l) {
 }
 template <typename A>
 void fields(A& a, MachinePlaces& m) {
-  members<MachinePlaces>(a, m.pythons, m.conda, m.toolkits, m.toolkit_variables, m.toolkit_bins, m.driver_store,
-                         m.driver_store_dlls, Source{m.source});
+  members<MachinePlaces>(a, m.pythons, m.conda, m.conda_dll_folders, m.toolkits, m.toolkit_variables, m.toolkit_bins,
+                         m.driver_store, m.driver_store_dlls, Source{m.source});
 }
 template <typename A>
 void fields(A& a, RuleData& d) {

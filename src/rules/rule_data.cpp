@@ -273,13 +273,14 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
   const toml::table* table = node->as_table();
   if (!table) return Error{fmt::format("{}: machine must be a table", where(file, node->source()))};
   const TableReader in(*table, file);
-  auto keys = in.only_keys(
-      {"pythons", "conda", "toolkits", "toolkit_variables", "toolkit_bins", "driver_store", "driver_store_dlls"});
+  auto keys = in.only_keys({"pythons", "conda", "conda_dll_folders", "toolkits", "toolkit_variables", "toolkit_bins",
+                            "driver_store", "driver_store_dlls"});
   if (!keys) return keys.error();
   if (places.source.empty()) places.source = in.at();
   const std::pair<const char*, std::vector<std::string> MachinePlaces::*> lists[] = {
       {"pythons", &MachinePlaces::pythons},
       {"conda", &MachinePlaces::conda},
+      {"conda_dll_folders", &MachinePlaces::conda_dll_folders},
       {"toolkits", &MachinePlaces::toolkits},
       {"toolkit_variables", &MachinePlaces::toolkit_variables},
       {"toolkit_bins", &MachinePlaces::toolkit_bins},
@@ -291,7 +292,7 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
     for (std::string& value : *values) {
       // Places are Windows paths from a drive's root; a toolkit's DLL folder and a variable are names.
       const bool relative = member == &MachinePlaces::toolkit_bins || member == &MachinePlaces::toolkit_variables ||
-                            member == &MachinePlaces::driver_store_dlls;
+                            member == &MachinePlaces::driver_store_dlls || member == &MachinePlaces::conda_dll_folders;
       if (!relative && !(value.size() > 3 && value[1] == ':' && value[2] == '\\'))
         return Error{fmt::format("{}: {} holds \"{}\": a place is a Windows path such as C:\\Python3*\\python.exe",
                                  in.at(), key, value)};
@@ -528,9 +529,9 @@ void append(RuleData& to, RuleData& from) {
   append(to.loader_errors, from.loader_errors);
   append(to.libraries, from.libraries);
   MachinePlaces& places = to.machine;
-  for (auto member :
-       {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::toolkits, &MachinePlaces::toolkit_variables,
-        &MachinePlaces::toolkit_bins, &MachinePlaces::driver_store, &MachinePlaces::driver_store_dlls})
+  for (auto member : {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::conda_dll_folders,
+                      &MachinePlaces::toolkits, &MachinePlaces::toolkit_variables, &MachinePlaces::toolkit_bins,
+                      &MachinePlaces::driver_store, &MachinePlaces::driver_store_dlls})
     append(places.*member, from.machine.*member);
   if (places.source.empty()) places.source = from.machine.source;
   append(to.files, from.files);

@@ -8,6 +8,7 @@
 
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/inventory.hpp"
+#include "dlldoctor/env/mark_of_the_web.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
 #include "dlldoctor/session/sdk.hpp"
 #include "rules/cuda_versions.hpp"
@@ -172,6 +173,17 @@ std::vector<ToolkitCheck> check_toolkits(Machine& machine) {
   return toolkits;
 }
 
+// The folder `relative` ("nvidia\\cudnn\\bin") names below `folder`, as the file system spells it.
+std::optional<std::string> folder_below(Machine& machine, const std::string& folder, const std::string& relative) {
+  std::string path = folder;
+  for (const std::string& part : parts_of(relative)) {
+    auto sub = machine.files().find_folder(path, part);
+    if (!sub) return std::nullopt;
+    path = std::move(*sub);
+  }
+  return path;
+}
+
 // What a copy's folder holds of its family: the siblings its release loads that are not there, and those
 // of another release.
 void judge_folder(Machine& machine, const rules::Family& family, CudnnCopy& copy) {
@@ -186,6 +198,18 @@ void judge_folder(Machine& machine, const rules::Family& family, CudnnCopy& copy
     if (version && theirs && *theirs != *version)
       copy.other_versions.push_back(fmt::format("{} {}", base_name(*there), theirs->to_string()));
   }
+  // A plan's rename step (or a user putting an old copy aside) leaves NAME.bak: never loaded, worth knowing
+  // when the copy it replaced is missed.
+  for (const std::string& name : machine.files().file_names(copy.folder)) {
+    const std::string lowered = lower(name);
+    if (lowered.size() <= 4 || lowered.compare(lowered.size() - 4, 4, ".bak") != 0) continue;
+    const DllName renamed = DllName::of_file(name.substr(0, name.size() - 4));
+    if (std::find(family.members.begin(), family.members.end(), renamed) == family.members.end()) continue;
+    const std::optional<pe::Version> theirs = file_version(machine, env::join_path(copy.folder, name));
+    copy.renamed.push_back(theirs ? fmt::format("{} {}", name, theirs->to_string()) : name);
+  }
+  std::sort(copy.renamed.begin(), copy.renamed.end());
+  if (auto mark = env::read_mark_of_the_web(machine.files(), copy.main.path)) copy.zone_id = mark->zone_id;
 }
 
 // The cudnn_version.h that goes with a copy: include\ beside its bin folder (a zip: bin, bin\x64), or for the
@@ -223,33 +247,55 @@ void find_header(Machine& machine, CudnnCopy& copy) {
 }
 
 // Every copy of the family's main DLL in the places a new process or an install would put it: the PATH,
-// System32, the family's install places and the toolkits' folders. In the order a new process searches.
+// System32, the family's install places and the toolkits' folders, in the order a new process searches;
+// then those in each Python's own environment (pip's wheels, conda's DLL folders), which only that
+// Python's frameworks may load.
 std::vector<CudnnCopy> find_copies(Machine& machine, const rules::Family& family,
-                                   const std::vector<ToolkitCheck>& toolkits) {
+                                   const std::vector<ToolkitCheck>& toolkits, const std::vector<PythonCheck>& pythons) {
   const env::Environment& environment = machine.environment();
-  std::vector<std::pair<std::string, std::string>> folders;  // host folder, how it is found
-  if (environment.system32.exists) folders.emplace_back(environment.system32.host, "System32");
+  struct Place {
+    std::string folder;  // host
+    std::string found_as;
+    std::string python;  // shown; empty when the place is the machine's
+  };
+  std::vector<Place> places;
+  if (environment.system32.exists) places.push_back({environment.system32.host, "System32", ""});
   for (std::size_t i = 0; i < environment.path.size(); ++i) {
     const env::PathEntry& entry = environment.path[i];
-    if (entry.folder.exists) folders.emplace_back(entry.folder.host, fmt::format("PATH entry {}", i + 1));
+    if (entry.folder.exists) places.push_back({entry.folder.host, fmt::format("PATH entry {}", i + 1), ""});
   }
   for (const std::string& pattern : family.install_places) {
     for (const std::string& folder : env::matching_folders(environment, pattern, machine.files()))
-      folders.emplace_back(folder, "not on PATH");
+      places.push_back({folder, "not on PATH", ""});
   }
   for (const ToolkitCheck& toolkit : toolkits) {
-    if (!toolkit.bin.empty()) folders.emplace_back(toolkit.bin, "not on PATH");
+    if (!toolkit.bin.empty()) places.push_back({toolkit.bin, "not on PATH", ""});
+  }
+  for (const PythonCheck& python : pythons) {
+    if (!python.problem.empty()) continue;
+    for (const std::string& site : python.python.site_packages) {
+      for (const std::string& relative : family.wheel_places) {
+        if (auto folder = folder_below(machine, site, relative))
+          places.push_back({*folder, "pip's wheel in the site-packages of " + python.shown, python.shown});
+      }
+    }
+    if (python.python.layout != env::PythonEnvironment::Layout::Conda) continue;
+    for (const std::string& relative : machine.rules().machine.conda_dll_folders) {
+      if (auto folder = folder_below(machine, python.python.prefix, relative))
+        places.push_back({*folder, "conda's " + relative + " of " + python.shown, python.shown});
+    }
   }
   std::vector<CudnnCopy> copies;
   std::set<std::string> seen;
-  for (const auto& [folder, found_as] : folders) {
-    if (!seen.insert(folder).second) continue;
-    auto main = checked_file(machine, folder, family.main.front().display());
+  for (const Place& place : places) {
+    if (!seen.insert(place.folder).second) continue;
+    auto main = checked_file(machine, place.folder, family.main.front().display());
     if (!main) continue;
     CudnnCopy copy;
     copy.main = std::move(*main);
-    copy.folder = folder;
-    copy.found_as = found_as;
+    copy.folder = place.folder;
+    copy.found_as = place.found_as;
+    copy.python = place.python;
     judge_folder(machine, family, copy);
     find_header(machine, copy);
     copies.push_back(std::move(copy));
@@ -264,6 +310,7 @@ ExplainRequest ctypes_request(const std::string& python, const std::string& dll)
   request.program_is_host = true;
   request.loads.push_back({dll, {}});
   request.profile = "python-ctypes";
+  request.python_start_up = true;
   request.plan = false;
   return request;
 }
@@ -272,6 +319,7 @@ ExplainRequest ctypes_request(const std::string& python, const std::string& dll)
 // (the installer's), or in a folder the registry's PATH has (a terminal opened before PATH changed).
 bool meant_for_new_processes(Machine& machine, const CudnnCopy& copy) {
   const env::Environment& environment = machine.environment();
+  if (!copy.python.empty()) return false;
   if (copy.found_as != "not on PATH") return true;
   for (const env::PathEntry& entry : environment.path) {
     const std::string& above = entry.folder.host;
@@ -329,6 +377,12 @@ Result<std::vector<FoundPython>> find_pythons(Machine& machine, const CheckReque
       break;
     }
   }
+  for (const env::RegisteredPython& registered : env::registered_pythons(environment, machine.files())) {
+    const env::FolderRef folder = env::resolve_folder(environment, folder_of(registered.executable), machine.files());
+    auto program =
+        folder.exists ? machine.files().find_file(folder.host, base_name(registered.executable)) : std::nullopt;
+    if (program) add_python(found, *program, "the py launcher's registration (" + registered.key + ")");
+  }
   for (const std::string& pattern : places.pythons) {
     const std::string folder_pattern = pattern.substr(0, pattern.size() - base_name(pattern).size() - 1);
     for (const std::string& folder : env::matching_folders(environment, folder_pattern, machine.files())) {
@@ -357,16 +411,10 @@ bool installed(Machine& machine, const env::PythonEnvironment& python, const rul
     auto package = machine.files().find_folder(site, owner->package);
     if (!package) continue;
     if (recipe.check_needs.empty()) return true;
-    std::string folder = *package;
     const std::vector<std::string> parts = parts_of(recipe.check_needs);
-    bool there = !parts.empty();
-    for (std::size_t i = 0; there && i + 1 < parts.size(); ++i) {
-      auto sub = machine.files().find_folder(folder, parts[i]);
-      if (sub) folder = *sub;
-      there = sub.has_value();
-    }
-    there = there && machine.files().find_file(folder, parts.back()).has_value();
-    if (there) return true;
+    if (parts.empty()) continue;
+    auto folder = parts.size() == 1 ? package : folder_below(machine, *package, folder_of(recipe.check_needs));
+    if (folder && machine.files().find_file(*folder, parts.back())) return true;
   }
   return false;
 }
@@ -396,7 +444,10 @@ Verdict verdict_of(const CheckRun& run, const std::vector<const ExplainRun*>& pr
   for (std::size_t i = 0; i < processes.size(); ++i) {
     const graph::Outcome& outcome = processes[i]->closure().outcome;
     if (outcome.ok) continue;
-    return {Tone::Fails, fmt::format("FAILS: in {}, {} fails with error {}: {}", labels[i], outcome.request,
+    // An import's request names the import already ("import torch: LoadLibraryExW(...)").
+    const std::string& label = labels[i];
+    const std::string where = processes[i]->expansion ? label.substr(0, label.rfind(", import ")) : label;
+    return {Tone::Fails, fmt::format("FAILS: in {}, {} fails with error {}: {}", where, outcome.request,
                                      outcome.error.value_or(0), outcome.reason)};
   }
   if (first_error) {
@@ -440,6 +491,20 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
   run.rules = &rules;
   run.driver = machine_check::check_driver(machine);
   run.toolkits = machine_check::check_toolkits(machine);
+  auto pythons = machine_check::find_pythons(machine, request);
+  if (!pythons) return pythons.error();
+  for (const machine_check::FoundPython& found : *pythons) {
+    PythonCheck python;
+    python.program = found.program;
+    python.shown = env::shown_path(environment, found.program);
+    python.found_by = found.found_by;
+    auto read = env::find_python_environment(environment, machine.files(), found.program, {});
+    if (read)
+      python.python = std::move(read).value();
+    else
+      python.problem = read.error().message;
+    run.pythons.push_back(std::move(python));
+  }
 
   // Each cuDNN generation with a copy in a place of the machine's own: which one a new process finds.
   for (const rules::Family& family : rules.families) {
@@ -448,7 +513,7 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     cudnn.family = family.id;
     cudnn.name = family.name;
     cudnn.dll = family.main.front().display();
-    cudnn.copies = machine_check::find_copies(machine, family, run.toolkits);
+    cudnn.copies = machine_check::find_copies(machine, family, run.toolkits, run.pythons);
     if (cudnn.copies.empty()) continue;
     auto process = new_process_loading(machine, cudnn.dll);
     if (!process) return process.error();
@@ -462,13 +527,17 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     }
     run.cudnn.push_back(std::move(cudnn));
   }
-  // The newest generation is judged whatever: its copies lying only in an install place is seed §5.1.
-  const auto newest =
-      std::max_element(run.cudnn.begin(), run.cudnn.end(), [&](const CudnnCheck& a, const CudnnCheck& b) {
-        return std::stoi("0" + rules.family(a.family)->generation) <
-               std::stoi("0" + rules.family(b.family)->generation);
-      });
-  if (newest != run.cudnn.end()) newest->judged = true;
+  // The newest generation installed for the machine is judged whatever: its copies lying only in an install
+  // place is seed §5.1. Copies in a Python's own environment are that Python's frameworks' business.
+  CudnnCheck* newest = nullptr;
+  for (CudnnCheck& cudnn : run.cudnn) {
+    const bool for_machine = std::any_of(cudnn.copies.begin(), cudnn.copies.end(),
+                                         [](const CudnnCopy& copy) { return copy.python.empty(); });
+    if (for_machine && (!newest || std::stoi("0" + rules.family(newest->family)->generation) <
+                                       std::stoi("0" + rules.family(cudnn.family)->generation)))
+      newest = &cudnn;
+  }
+  if (newest) newest->judged = true;
   for (const rules::Family& family : rules.families) {
     if (family.kind != "msvc" || !environment.system32.exists) continue;
     for (const DllName& main : family.main) {
@@ -477,20 +546,8 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     }
   }
 
-  auto pythons = machine_check::find_pythons(machine, request);
-  if (!pythons) return pythons.error();
-  for (const machine_check::FoundPython& found : *pythons) {
-    PythonCheck python;
-    python.program = found.program;
-    python.shown = env::shown_path(environment, found.program);
-    python.found_by = found.found_by;
-    auto read = env::find_python_environment(environment, machine.files(), found.program, {});
-    if (!read) {
-      python.problem = read.error().message;
-      run.pythons.push_back(std::move(python));
-      continue;
-    }
-    python.python = std::move(read).value();
+  for (PythonCheck& python : run.pythons) {
+    if (!python.problem.empty()) continue;
     for (const CudnnCheck& cudnn : run.cudnn) {
       if (!cudnn.judged) continue;
       auto loaded = explain(machine, machine_check::ctypes_request(python.python.interpreter, cudnn.dll));
@@ -500,14 +557,13 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     for (const rules::Recipe& recipe : rules.recipes) {
       if (!recipe.check || !machine_check::installed(machine, python.python, recipe)) continue;
       ExplainRequest imports;
-      imports.program = found.program;
+      imports.program = python.program;
       imports.imports = {recipe.id};
       imports.plan = false;
       auto imported = explain(machine, imports);
       if (!imported) return imported.error();
       python.frameworks.push_back(std::move(imported).value());
     }
-    run.pythons.push_back(std::move(python));
   }
 
   // The processes whose findings count, and what the report calls them.

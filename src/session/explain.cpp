@@ -133,7 +133,7 @@ Result<ExplainRun> explain(Machine& machine, const ExplainRequest& request) {
 
   pipeline::DiagnoseOptions& options = run.options;
   options.policy = request.policy;
-  if (!request.imports.empty()) {
+  if (!request.imports.empty() || request.python_start_up) {
     auto interpreter = find_program(environment, run.request.program, files);
     if (!interpreter) return interpreter.error();
     run.request.program = std::move(interpreter).value();

@@ -104,6 +104,7 @@ constexpr NotRun kNotRun[] = {
     {"framework_ctranslate2_cudnn_siblings_missing", kOwnWindowsFolders},
     {"framework_tensorflow_210_eight_libraries", kOwnWindowsFolders},
     {"framework_user_site_python_org", kOwnWindowsFolders},
+    {"framework_user_site_assumed_profile", kOwnWindowsFolders},
     {"framework_user_site_store_tensorflow", kOwnWindowsFolders},
     {"framework_venv_launcher_base_folder", kOwnWindowsFolders},
     {"framework_user_site_before_global_site", kOwnWindowsFolders},

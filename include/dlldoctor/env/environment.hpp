@@ -110,6 +110,17 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
 // --map HOSTDIR=WINDOWSDIR texts, read for any environment (flags or a snapshot): an Error names the bad one.
 Result<std::vector<Environment::FolderMap>> folder_maps(const std::vector<std::string>& texts, FileSystem& files);
 
+// A Python registered for the py launcher (PEP 514: Software\Python\PythonCore\<tag>\InstallPath).
+struct RegisteredPython {
+  std::string executable;  // Windows path: ExecutablePath, else the InstallPath folder's python.exe
+  std::string key;         // where it was read: "HKCU\Software\Python\PythonCore\3.11"
+};
+
+// The user's registrations (the NTUSER.DAT of `profile` under the sysroot, HKCU live), then the machine's
+// (the SOFTWARE hive, HKLM live); none without a Windows to read. Read on demand: the SOFTWARE hive is
+// large, and only `check` asks.
+std::vector<RegisteredPython> registered_pythons(const Environment& environment, FileSystem& files);
+
 #ifdef _WIN32
 // This Windows process's own environment (src/env/live_windows.cpp, the one place that asks Windows):
 // PATH, current folder, system folders, SafeDllSearchMode, KnownDLLs, the registry's machine and user
@@ -117,6 +128,8 @@ Result<std::vector<Environment::FolderMap>> folder_maps(const std::vector<std::s
 Result<Environment> live_environment(FileSystem& files);
 // "10.0.19045" (RtlGetVersion), with " (Wine 8.0)" when Wine's ntdll says so.
 std::string live_os_version();
+// registered_pythons of this Windows: HKCU's, then HKLM's.
+std::vector<RegisteredPython> live_registered_pythons();
 #endif
 
 // A folder named the way a user types it: a Windows path ("C:\Program Files\x", mapped through the

@@ -127,6 +127,7 @@ struct RulesOrigin {
 struct MachinePlaces {
   std::vector<std::string> pythons;            // python.exe files: python.org's installs, the Store's packages
   std::vector<std::string> conda;              // conda installs; their envs\* are looked at too
+  std::vector<std::string> conda_dll_folders;  // a conda prefix's DLL folders, relative: Library\bin
   std::vector<std::string> toolkits;           // CUDA toolkits' root folders
   std::vector<std::string> toolkit_variables;  // variables that name a toolkit's root: CUDA_PATH, CUDA_PATH_V*_*
   std::vector<std::string> toolkit_bins;       // a toolkit's DLL folder under its root, first found wins

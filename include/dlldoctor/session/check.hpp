@@ -64,9 +64,12 @@ struct CudnnCopy {
   std::string found_as;                     // "PATH entry 2", "System32", "an install place, not on PATH", ...
   std::vector<std::string> missing;         // the siblings this release loads that its folder lacks
   std::vector<std::string> other_versions;  // siblings of another release in the folder ("cudnn_ops64_9.dll 9.0.0.312")
-  std::optional<std::string> header;        // cudnn_version.h's version beside it, as "9.1.0" (shown path after)
+  std::vector<std::string> renamed;   // the family's DLLs renamed to .bak beside it ("cudnn64_9.dll.bak 9.0.0.312")
+  std::optional<int> zone_id;         // the main DLL's Mark of the Web (3: Internet), when it has one
+  std::optional<std::string> header;  // cudnn_version.h's version beside it, as "9.1.0" (shown path after)
   std::string header_path;
-  bool wins = false;  // the copy a new process loads
+  std::string python;  // the Python whose environment holds it (pip's wheel, conda's DLL folder), as shown
+  bool wins = false;   // the copy a new process loads
 };
 
 struct CudnnCheck {

@@ -36,7 +36,10 @@ struct ExplainRequest {
   std::vector<std::string> add_dll_dirs;
   std::string set_dll_dir;
   std::vector<std::string> preload;
-  std::vector<std::string> imports;        // recipes run in the program, a Python interpreter
+  std::vector<std::string> imports;  // recipes run in the program, a Python interpreter
+  // The program is a Python interpreter whose start-up (conda's AddDllDirectory, a Store Python's search
+  // without PATH) comes before the loads, also when nothing is imported.
+  bool python_start_up = false;
   std::vector<std::string> site_packages;  // instead of the interpreter's own
   std::string profile;                     // the flags of a kind of process for the loads
   resolve::WrongMachinePolicy policy = resolve::WrongMachinePolicy::Fail;

@@ -311,6 +311,18 @@ bool in_pip_wheel(Context& c) {
   return true;
 }
 
+// Whether `copy` is in a CUDA toolkit's DLL folder, one of [machine] toolkits with one of its toolkit_bins.
+bool in_toolkit(const RuleData& rules, const env::DllCopy& copy) {
+  if (!copy.windows_path) return false;
+  const std::string folder = folder_of(*copy.windows_path);
+  for (const std::string& root : rules.machine.toolkits) {
+    for (const std::string& bin : rules.machine.toolkit_bins) {
+      if (env::wildcard_match(root + "\\" + bin, folder)) return true;
+    }
+  }
+  return false;
+}
+
 // zlibwapi, the MSVC runtime, CUDA libraries, the driver, vendor libraries: runtimes the program's DLLs need.
 bool missing_runtime(Context& c) {
   if (!c.family) return false;
@@ -341,7 +353,8 @@ bool missing_runtime(Context& c) {
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
     vars["target_folder"] = target.empty() ? folder_of(detail::shown(copy)) : target;
-    c.sink.emit("missing-runtime", "copy_elsewhere", c.module.name, vars, c.evidence, c.severity, c.related);
+    const char* variant = in_toolkit(c.input.rules, copy) ? "toolkit" : "copy_elsewhere";
+    c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity, c.related);
     return true;
   }
   vars["target_folder"] = target.empty() ? std::string("<a folder on PATH>") : target;
