@@ -6,22 +6,29 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Debian packages the build, the fixtures and the tests need (issue 2: nothing is vendored).
-packages=(
+# Debian packages (issue 2: nothing is vendored). The demo installs only what it uses: the build, the PE
+# fixtures its example is made of (mingw-w64, clang/lld, hivex for the fixture hives) and Graphviz for the
+# README's picture. The tests add the test framework, LIEF, the JSON validator, the Windows build of
+# dlldoctor.exe, Wine, the fuzzers' runtime and Chromium.
+demo_packages=(
   cmake ninja-build g++ pkg-config
-  libcli11-dev libfmt-dev libboost-filesystem-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev
-  liblief-dev python3-jsonschema python3-venv python3-yaml
+  libcli11-dev libfmt-dev libboost-filesystem-dev nlohmann-json3-dev libtomlplusplus-dev
   gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 binutils-mingw-w64-i686
-  g++-mingw-w64-x86-64-posix
-  clang-14 lld-14 llvm-14 libclang-rt-14-dev
-  wine64
+  clang-14 lld-14 llvm-14
   libwin-hivex-perl
-  graphviz chromium
+  graphviz
+)
+test_packages=(
+  doctest-dev liblief-dev python3-jsonschema python3-venv python3-yaml
+  g++-mingw-w64-x86-64-posix libclang-rt-14-dev
+  wine64
+  chromium
 )
 
+# install_missing PACKAGE...: apt-get install those not installed yet.
 install_missing() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -36,7 +43,7 @@ jobs=$(nproc)
 
 case "${1:-}" in
   demo)
-    install_missing
+    install_missing "${demo_packages[@]}"
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DDLLDOCTOR_BUILD_TESTS=OFF >/dev/null
     cmake --build build -j "$jobs"
     example=build/examples/broken-cudnn
@@ -49,7 +56,7 @@ case "${1:-}" in
     build/src/dlldoctor "$example/app/app.exe" --path "$example/cuda/bin" --path "$example/cudnn/bin" || true
     ;;
   test)
-    install_missing
+    install_missing "${demo_packages[@]}" "${test_packages[@]}"
     # One sanitized build runs the whole suite: the reader faces hostile bytes, so every test doubles as
     # an ASan/UBSan check.
     cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDLLDOCTOR_SANITIZE=ON -DDLLDOCTOR_WERROR=ON >/dev/null

@@ -77,7 +77,8 @@ int run_check(const CheckOptions& options) {
     if (!run->plan) {
       print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
     } else {
-      auto script = report::fix_script(*run->plan, {stamp.tool_version, "dlldoctor check", run->verdict.text});
+      auto script = report::fix_script(
+          *run->plan, {stamp.tool_version, "dlldoctor check", run->verdict.text, options.fix_script != "-"});
       if (!script) return fail(script.error().message);
       if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
     }
@@ -135,9 +136,10 @@ Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags) {
   command->add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   one_value_each(command->add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)"));
   command->footer(
-      "Examples:\n  dlldoctor check                        (on Windows: this machine)\n"
-      "  dlldoctor check --sysroot /mnt/c       (a mounted Windows drive; PATH from its registry)\n"
-      "  dlldoctor check --python 'C:\\work\\venv\\Scripts\\python.exe' --format json -o machine.json");
+      "Examples:\n  dlldoctor check                  (on Windows: this machine)\n"
+      "  dlldoctor check --sysroot /mnt/c (a mounted drive; PATH from its registry)\n"
+      "  dlldoctor check --python 'C:\\work\\venv\\Scripts\\python.exe' --format json\n"
+      "  dlldoctor check --format json -o machine.json");
   return [options] { return run_check(*options); };
 }
 

@@ -109,6 +109,13 @@ Result<session::ExplainRequest> explain_request(const ExplainOptions& options) {
     return Error{request.program +
                  " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), or "
                  "give the file's path on this machine"};
+  // The same for a DLL loaded by full path: unmapped, it would be reported as "not installed".
+  for (const std::string& load : options.loads) {
+    if (options.sysroot.empty() && options.env_file.empty() && options.maps.empty() && env::is_windows_absolute(load))
+      return Error{"--load " + load +
+                   " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), "
+                   "or give the file's path on this machine"};
+  }
 #endif
   if (!options.site_packages.empty() && options.imports.empty())
     return Error{"--site-packages needs --import: it says where the imported packages are"};
@@ -221,8 +228,8 @@ int run_explain(const ExplainOptions& options) {
     if (!run->plan) {
       print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
     } else {
-      auto script =
-          report::fix_script(*run->plan, {view.input().tool_version, run->closure().outcome.request, view.verdict()});
+      auto script = report::fix_script(*run->plan, {view.input().tool_version, run->closure().outcome.request,
+                                                    view.verdict(), options.fix_script != "-"});
       if (!script) return fail(script.error().message);
       if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
     }

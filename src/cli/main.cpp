@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <string>
@@ -53,8 +54,8 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
   char** argv = args.data();
   const CommandLine line(args, bind_all);
   CLI::App app{"dlldoctor: explains why a Windows program cannot load its DLLs, or loads the wrong copy"};
-  const CLI::Option* version =
-      app.add_flag("--version", "the version, the commit, the rules read and the API set table (with --format json)");
+  const CLI::Option* version = app.add_flag(
+      "-V,--version", "the version, the commit, the rules read and the API set table (with --format json)");
   app.require_subcommand(0, 1);
   const std::string argv0 = argc > 0 ? argv[0] : "dlldoctor";
   Runner inspect = setup_inspect(app, line.names_command("inspect"));
@@ -82,7 +83,13 @@ std::optional<int> parse_and_run(std::vector<char*>& args, bool bind_all) {
       "  dlldoctor app.exe --env env.json --sysroot /mnt/c\n"
       "  dlldoctor probe app.exe      (Windows: RUNS app.exe, compares its real loads)\n"
       "  dlldoctor probe --host python.exe --load ext.pyd --profile python-extension\n"
-      "                                   (Windows: the host runs and makes the call)");
+      "                                   (Windows: the host runs and makes the call)\n"
+      "\n"
+      "Exit status:\n"
+      "  0  the load succeeds and no error was found (warnings leave it 0)\n"
+      "  1  an error was found, or the load fails (the report says which and why)\n"
+      "  2  dlldoctor could not answer: bad input, options that contradict,\n"
+      "     a file it cannot write");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -110,6 +117,13 @@ int run(int argc, char** argv) {
   if (arguments.size() == 3 && arguments[1] == "--probe-child-load") return probe_child_load(arguments[2]);
   // `dlldoctor help [COMMAND]` is --help, as in git and cargo (a program named help is help.exe).
   if (arguments.size() >= 2 && arguments[1] == "help") {
+    static const char* const kCommands[] = {"check", "inspect", "probe", "recipes", "sdk", "snapshot"};
+    if (arguments.size() >= 3 &&
+        std::find(std::begin(kCommands), std::end(kCommands), arguments[2]) == std::end(kCommands)) {
+      print_message("help: no command named " + arguments[2] +
+                    " (commands: check, inspect, probe, recipes, sdk, snapshot; `dlldoctor --help` for the main one)");
+      return kExitFailure;
+    }
     arguments.erase(arguments.begin() + 1);
     arguments.emplace_back("--help");
   }

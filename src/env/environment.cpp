@@ -549,7 +549,8 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
     environment.windows = FolderRef{"", "C:\\Windows", false};
     environment.notes.push_back(
         "no --sysroot: stock Windows DLLs (kernel32, user32, ucrtbase, API sets, ...) are assumed present in "
-        "C:\\Windows\\System32; the MSVC runtime, CUDA, cuDNN and driver DLLs are never assumed");
+        "C:\\Windows\\System32, and the GPU driver's (nvcuda.dll: driver-not-checked says so); the MSVC runtime, CUDA "
+        "and cuDNN DLLs never are");
   }
 
   auto maps = folder_maps(flags.maps, files);

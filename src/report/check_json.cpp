@@ -151,6 +151,7 @@ void put_pythons(JsonStream& out, const std::vector<session::PythonCheck>& pytho
       out.close();
     }
     out.close();
+    out.put_texts("not_judged", python.not_judged);
     out.close();
   }
   out.close();

@@ -182,14 +182,11 @@ void python_lines(const CheckRun& run, const session::PythonCheck& python, Check
       section.lines.push_back(
           {1, fmt::format("import {}: {}: {}", id, verdict_word(framework), session::framework_line(stack))});
       for (const std::string& mismatch : stack.mismatches) section.lines.push_back({2, "mismatch: " + mismatch});
-      if (!stack.own_cudnn.empty())
-        section.lines.push_back(
-            {2,
-             fmt::format("its own cuDNN {} loads: which cuDNN the system has does not matter to it", stack.own_cudnn)});
     }
     if (framework.stack.frameworks.empty())
       section.lines.push_back({1, fmt::format("import {}: {}", id, framework.verdict.text)});
   }
+  for (const std::string& line : python.not_judged) section.lines.push_back({1, line});
 }
 
 // Text: a section's title, then its lines indented by level.

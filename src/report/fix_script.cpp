@@ -191,7 +191,9 @@ Result<std::string> fix_script(const plan::Plan& plan, const ScriptHeader& heade
       }
     }
   }
-  std::string out;
+  // UTF-8 with a byte order mark: Windows PowerShell 5.1 reads a file without one in the local code page, so
+  // `powershell -File` would mangle C:\Users\José; PowerShell 7 reads both the same.
+  std::string out = header.byte_order_mark ? "\xEF\xBB\xBF" : "";
   out += "<#\n";
   out += "  dlldoctor fix script (dlldoctor " + escape_bytes(header.tool_version, Escape::Controls) + ")\n";
   out += "  For: " + escape_bytes(header.request, Escape::Controls) + "\n";

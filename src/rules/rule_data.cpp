@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "core/fs.hpp"
 #include "dlldoctor/core/dll_name.hpp"
@@ -274,7 +275,7 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
   if (!table) return Error{fmt::format("{}: machine must be a table", where(file, node->source()))};
   const TableReader in(*table, file);
   auto keys = in.only_keys({"pythons", "conda", "conda_dll_folders", "toolkits", "toolkit_variables", "toolkit_bins",
-                            "driver_store", "driver_store_dlls"});
+                            "driver_store", "driver_store_dlls", "cuda_in_path"});
   if (!keys) return keys.error();
   if (places.source.empty()) places.source = in.at();
   const std::pair<const char*, std::vector<std::string> MachinePlaces::*> lists[] = {
@@ -285,14 +286,24 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
       {"toolkit_variables", &MachinePlaces::toolkit_variables},
       {"toolkit_bins", &MachinePlaces::toolkit_bins},
       {"driver_store", &MachinePlaces::driver_store},
-      {"driver_store_dlls", &MachinePlaces::driver_store_dlls}};
+      {"driver_store_dlls", &MachinePlaces::driver_store_dlls},
+      {"cuda_in_path", &MachinePlaces::cuda_in_path}};
   for (const auto& [key, member] : lists) {
     auto values = in.texts(key, false);
     if (!values) return values.error();
     for (std::string& value : *values) {
       // Places are Windows paths from a drive's root; a toolkit's DLL folder and a variable are names.
       const bool relative = member == &MachinePlaces::toolkit_bins || member == &MachinePlaces::toolkit_variables ||
-                            member == &MachinePlaces::driver_store_dlls || member == &MachinePlaces::conda_dll_folders;
+                            member == &MachinePlaces::driver_store_dlls ||
+                            member == &MachinePlaces::conda_dll_folders || member == &MachinePlaces::cuda_in_path;
+      if (member == &MachinePlaces::cuda_in_path) {
+        try {
+          std::regex check(value);
+        } catch (const std::regex_error& e) {
+          return Error{fmt::format("{}: cuda_in_path holds \"{}\", which is no regular expression ({})", in.at(), value,
+                                   e.what())};
+        }
+      }
       if (!relative && !(value.size() > 3 && value[1] == ':' && value[2] == '\\'))
         return Error{fmt::format("{}: {} holds \"{}\": a place is a Windows path such as C:\\Python3*\\python.exe",
                                  in.at(), key, value)};
@@ -531,7 +542,7 @@ void append(RuleData& to, RuleData& from) {
   MachinePlaces& places = to.machine;
   for (auto member : {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::conda_dll_folders,
                       &MachinePlaces::toolkits, &MachinePlaces::toolkit_variables, &MachinePlaces::toolkit_bins,
-                      &MachinePlaces::driver_store, &MachinePlaces::driver_store_dlls})
+                      &MachinePlaces::driver_store, &MachinePlaces::driver_store_dlls, &MachinePlaces::cuda_in_path})
     append(places.*member, from.machine.*member);
   if (places.source.empty()) places.source = from.machine.source;
   append(to.files, from.files);

@@ -114,7 +114,7 @@ std::vector<ToolkitCheck> check_toolkits(Machine& machine) {
   auto add = [&](const std::string& root, const std::string& named_by) {
     if (!machine.files().folder_exists(root)) return;
     for (ToolkitCheck& known : toolkits) {
-      if (known.root != root) continue;
+      if (!same_path(known.root, root)) continue;
       if (std::find(known.named_by.begin(), known.named_by.end(), named_by) == known.named_by.end())
         known.named_by.push_back(named_by);
       return;
@@ -163,7 +163,8 @@ std::vector<ToolkitCheck> check_toolkits(Machine& machine) {
       break;
     }
     for (const env::PathEntry& entry : environment.path) {
-      if (!toolkit.bin.empty() && entry.folder.exists && entry.folder.host == toolkit.bin) toolkit.on_path = true;
+      if (!toolkit.bin.empty() && entry.folder.exists && same_path(entry.folder.host, toolkit.bin))
+        toolkit.on_path = true;
     }
   }
   std::sort(toolkits.begin(), toolkits.end(), [](const ToolkitCheck& a, const ToolkitCheck& b) {
@@ -194,6 +195,8 @@ void judge_folder(Machine& machine, const rules::Family& family, CudnnCopy& copy
       copy.missing.push_back(sibling.display());
       continue;
     }
+    // Only the family's own siblings share its release (cuDNN 8's zlibwapi.dll is 1.2.3).
+    if (std::find(family.members.begin(), family.members.end(), sibling) == family.members.end()) continue;
     const std::optional<pe::Version> theirs = file_version(machine, *there);
     if (version && theirs && *theirs != *version)
       copy.other_versions.push_back(fmt::format("{} {}", base_name(*there), theirs->to_string()));
@@ -288,7 +291,8 @@ std::vector<CudnnCopy> find_copies(Machine& machine, const rules::Family& family
   std::vector<CudnnCopy> copies;
   std::set<std::string> seen;
   for (const Place& place : places) {
-    if (!seen.insert(place.folder).second) continue;
+    // One folder spelled two ways (live Windows: a PATH entry typed in lower case) is one place.
+    if (!seen.insert(lower(place.folder)).second) continue;
     auto main = checked_file(machine, place.folder, family.main.front().display());
     if (!main) continue;
     CudnnCopy copy;
@@ -322,15 +326,12 @@ bool meant_for_new_processes(Machine& machine, const CudnnCopy& copy) {
   if (!copy.python.empty()) return false;
   if (copy.found_as != "not on PATH") return true;
   for (const env::PathEntry& entry : environment.path) {
-    const std::string& above = entry.folder.host;
-    if (entry.folder.exists && !above.empty() && copy.folder.size() > above.size() &&
-        copy.folder.compare(0, above.size(), above) == 0)
-      return true;
+    if (entry.folder.exists && is_below(copy.folder, entry.folder.host)) return true;
   }
   for (const std::optional<std::string>* value : {&environment.user_path, &environment.machine_path}) {
     if (!*value) continue;
     for (const env::FolderRef& folder : env::path_folders(environment, **value, machine.files()))
-      if (folder.exists && folder.host == copy.folder) return true;
+      if (folder.exists && same_path(folder.host, copy.folder)) return true;
   }
   return false;
 }
@@ -350,8 +351,9 @@ void add_python(std::vector<FoundPython>& found, const std::string& program, con
 
 // python.exe in `folder` when it is a program (the Store's execution alias on PATH is an empty reparse point,
 // which the copy of a drive keeps as an empty file).
-std::optional<std::string> python_in(Machine& machine, const std::string& folder) {
-  auto program = machine.files().find_file(folder, "python.exe");
+std::optional<std::string> python_in(Machine& machine, const std::string& folder,
+                                     const std::string& name = "python.exe") {
+  auto program = machine.files().find_file(folder, name);
   if (!program) return std::nullopt;
   auto image = machine.images().get(machine.files().content_path(*program));
   if (!image->ok()) return std::nullopt;
@@ -379,8 +381,8 @@ Result<std::vector<FoundPython>> find_pythons(Machine& machine, const CheckReque
   }
   for (const env::RegisteredPython& registered : env::registered_pythons(environment, machine.files())) {
     const env::FolderRef folder = env::resolve_folder(environment, folder_of(registered.executable), machine.files());
-    auto program =
-        folder.exists ? machine.files().find_file(folder.host, base_name(registered.executable)) : std::nullopt;
+    // A registration outlives an uninstall: a missing or empty interpreter is skipped, as one on PATH is.
+    auto program = folder.exists ? python_in(machine, folder.host, base_name(registered.executable)) : std::nullopt;
     if (program) add_python(found, *program, "the py launcher's registration (" + registered.key + ")");
   }
   for (const std::string& pattern : places.pythons) {
@@ -551,7 +553,10 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     for (const CudnnCheck& cudnn : run.cudnn) {
       if (!cudnn.judged) continue;
       auto loaded = explain(machine, machine_check::ctypes_request(python.python.interpreter, cudnn.dll));
-      if (!loaded) return loaded.error();
+      if (!loaded) {
+        python.not_judged.push_back(fmt::format("ctypes.CDLL('{}'): {}", cudnn.dll, loaded.error().message));
+        continue;
+      }
       python.ctypes.push_back({cudnn.dll, std::move(loaded).value()});
     }
     for (const rules::Recipe& recipe : rules.recipes) {
@@ -561,7 +566,16 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
       imports.imports = {recipe.id};
       imports.plan = false;
       auto imported = explain(machine, imports);
-      if (!imported) return imported.error();
+      if (!imported) {
+        python.not_judged.push_back(fmt::format("import {}: {}", recipe.id, imported.error().message));
+        continue;
+      }
+      // A version the recipe does not hold for loads by other code: its findings would be guesses.
+      const std::string& outside = imported->expansion->recipes.back().outside_covers;
+      if (!outside.empty()) {
+        python.not_judged.push_back(fmt::format("import {}: not judged: {}", recipe.id, outside));
+        continue;
+      }
       python.frameworks.push_back(std::move(imported).value());
     }
   }
@@ -592,6 +606,34 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     if (toolkit.release.empty()) continue;
     facts.toolkits.push_back({toolkit.release, toolkit.shown_root});
     facts.needs_driver.push_back(fmt::format("CUDA {} ({})", toolkit.release, toolkit.shown_root));
+  }
+  // A CUDA major whose runtime a process already misses (TensorFlow 2.10's cudart64_110.dll) is said there,
+  // with the stacks that work; the cuDNN build for it would say the same twice.
+  std::set<std::string> majors_missed;
+  for (const ExplainRun* process : processes) {
+    for (const rules::Finding& finding : process->findings()) {
+      const rules::Family* family = rules.family_of(DllName(finding.module));
+      if (finding.severity == rules::Severity::Error && family && family->kind == "cuda")
+        majors_missed.insert(family->generation);
+    }
+  }
+  for (const CudnnCheck& cudnn : run.cudnn) {
+    for (const CudnnCopy& copy : cudnn.copies) {
+      if (!copy.wins || !cudnn.judged) continue;
+      const std::optional<int> major = rules::cuda_major_in_path(rules, copy.main.shown);
+      if (!major || majors_missed.count(std::to_string(*major))) continue;
+      rules::MachineFacts::CudnnBuild build{copy.main.shown, env::shown_path(environment, copy.folder), *major, {}};
+      for (const CudnnCopy& other : cudnn.copies) {
+        const std::optional<int> theirs = rules::cuda_major_in_path(rules, other.main.shown);
+        const bool installed =
+            theirs && std::any_of(run.toolkits.begin(), run.toolkits.end(), [&](const ToolkitCheck& t) {
+              return t.release.substr(0, t.release.find('.')) == std::to_string(*theirs);
+            });
+        if (installed && other.python.empty() && other.missing.empty())
+          build.other_builds.push_back(env::shown_path(environment, other.folder));
+      }
+      facts.cudnn_builds.push_back(std::move(build));
+    }
   }
   for (const CudnnCheck& cudnn : run.cudnn) {
     for (const CudnnCopy& copy : cudnn.copies) {

@@ -43,8 +43,22 @@ Result<ScanRun> scan(Machine& machine, const ScanRequest& request) {
   }
   ScanRun run;
   run.rules = &machine.rules();
-  // Absolute, so the copies compare equal to what the resolver finds through --path.
-  for (const std::string& root : request.roots) run.options.roots.push_back(env::absolute_path(root));
+  // Absolute, so the copies compare equal to what the resolver finds through --path. A Windows path is one on
+  // the mounted drive (--sysroot, --map); away from Windows without one it names nothing here.
+  for (const std::string& root : request.roots) {
+    if (env::is_windows_absolute(root) && machine.has_environment() && machine.environment().sysroot) {
+      const env::FolderRef folder = env::resolve_folder(machine.environment(), root, machine.files());
+      run.options.roots.push_back(folder.exists ? folder.host : root);
+      continue;
+    }
+#ifndef _WIN32
+    if (env::is_windows_absolute(root))
+      return Error{"--scan " + root +
+                   " is a Windows path: name the mounted Windows drive with --sysroot (--sysroot /mnt/c --scan " +
+                   root + " looks under it), or give the folder's path on this machine (--scan /mnt/c)"};
+#endif
+    run.options.roots.push_back(env::absolute_path(root));
+  }
   run.options.all_dlls = request.all_dlls;
   run.options.progress = request.progress;
   // The scan keys files by their lower-case file name (each ends in .dll): a family member's key is that.
@@ -70,12 +84,12 @@ Result<ScanRun> scan(Machine& machine, const ScanRequest& request) {
   std::vector<ProcessFinding> findings;
   for (const rules::Finding& finding : run.checks.findings) add_finding(findings, finding, "");
   // With a PATH to judge, the copies that win are judged as `check` judges them: by a process that loads them.
+  // Only a generation a new process finds (System32, the PATH): a copy only in a program's folder or a
+  // Python package is that program's, and "not found" would contradict the list above.
   if (machine.has_environment()) {
     for (const rules::Family& family : machine.rules().families) {
       const std::string main = family.main.front().key();
-      const bool found = std::any_of(run.result.files.begin(), run.result.files.end(),
-                                     [&](const scan::ScannedFile& file) { return file.key == main; });
-      if (family.kind != "cudnn" || !found) continue;
+      if (family.kind != "cudnn" || !run.search || run.search->chosen.count(main) == 0) continue;
       auto process = new_process_loading(machine, family.main.front().display());
       if (!process) return process.error();
       for (const rules::Finding& finding : process->findings())

@@ -15,6 +15,9 @@ struct ScriptHeader {
   std::string tool_version;
   std::string request;  // "start-up of app.exe"
   std::string verdict;  // the report's first line
+  // A file starts with a UTF-8 byte order mark, which Windows PowerShell 5.1 needs to read it as UTF-8;
+  // text piped to PowerShell (-fix-script -) must not, since the console decodes it in its code page.
+  bool byte_order_mark = true;
 };
 
 // An error when a path of the plan is not a Windows path (a folder copied to Linux without --map): a

@@ -133,6 +133,7 @@ struct MachinePlaces {
   std::vector<std::string> toolkit_bins;       // a toolkit's DLL folder under its root, first found wins
   std::vector<std::string> driver_store;       // the display driver's packages (DriverStore\FileRepository)
   std::vector<std::string> driver_store_dlls;  // the files of a package that say its driver: nvcuda64.dll
+  std::vector<std::string> cuda_in_path;       // regexes whose first group is a cuDNN copy's CUDA major
   std::string source;                          // file:line of the first [machine] table
 };
 

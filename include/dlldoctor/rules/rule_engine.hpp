@@ -87,10 +87,23 @@ struct MachineFacts {
     std::string include;         // the include folder, as shown
   };
   std::vector<Header> headers;  // only those that disagree with their DLL
+  // The cuDNN copies new processes load whose path says the CUDA major they were built for.
+  struct CudnnBuild {
+    std::string dll;                        // as shown
+    std::string folder;                     // as shown
+    int cuda_major = 0;                     // what its path says: 13
+    std::vector<std::string> other_builds;  // the family's copies for a major a toolkit here has, folders as shown
+  };
+  std::vector<CudnnBuild> cudnn_builds;
 };
 
+// The CUDA major a cuDNN copy's Windows path says it was built for ([machine] cuda_in_path): the installer's
+// bin\13.0\x64, a zip unpacked as ..._cuda13-archive.
+std::optional<int> cuda_major_in_path(const RuleData& rules, const std::string& windows_path);
+
 // no-gpu-driver (something needs it and there is none), driver-too-old (variant toolkit: an installed
-// toolkit needs a newer one), cudnn-header-mismatch.
+// toolkit needs a newer one), cudnn-header-mismatch, cuda-major-mismatch (variant cudnn_build: the cuDNN new
+// processes load is built for a CUDA major no toolkit here has).
 RuleOutput run_machine_rules(const MachineFacts& facts, const RuleData& rules);
 
 // The siblings a family's main DLL of `version` loads by name at run time (runtime_loads, and the

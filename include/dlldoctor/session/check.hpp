@@ -97,7 +97,10 @@ struct PythonCheck {
   std::string found_by;  // "PATH", "--python", a [machine] place, "conda env of ..."
   std::vector<CtypesCheck> ctypes;
   std::vector<ExplainRun> frameworks;  // `import X` of each installed framework whose recipe says check
-  std::string problem;                 // why it could not be looked at (its environment unreadable); then nothing else
+  // What was not judged in it, and why: an import whose version is outside what the recipe holds for
+  // (TensorFlow 2.15, a CPU-only build on Windows, against the 2.10 recipe), a load that could not be set up.
+  std::vector<std::string> not_judged;
+  std::string problem;  // why it could not be looked at (its environment unreadable); then nothing else
 };
 
 // A finding and the processes it was made in; none for the machine's own findings and the folder checks.

@@ -2,6 +2,7 @@
 // driver against what is installed, a cuDNN header against the DLL beside it. The questions of loading are
 // the other detectors', asked of the processes `check` simulates.
 #include <algorithm>
+#include <regex>
 
 #include "dlldoctor/core/version_range.hpp"
 #include "rules/cuda_versions.hpp"
@@ -54,6 +55,22 @@ void detect_incomplete_sets(const std::vector<env::FolderContents>& folders, con
   }
 }
 
+std::optional<int> cuda_major_in_path(const RuleData& rules, const std::string& windows_path) {
+  for (const std::string& pattern : rules.machine.cuda_in_path) {
+    // Checked when the rules were read.
+    const std::regex expression(pattern, std::regex::icase);
+    std::smatch match;
+    if (std::regex_search(windows_path, match, expression) && match.size() > 1) {
+      try {
+        return std::stoi(match[1].str());
+      } catch (const std::exception&) {
+        continue;  // a group that is no number, or one too large: the path says nothing
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 RuleOutput run_machine_rules(const MachineFacts& facts, const RuleData& rules) {
   FindingSink sink(rules);
   const Family* driver_family = nullptr;
@@ -70,7 +87,8 @@ RuleOutput run_machine_rules(const MachineFacts& facts, const RuleData& rules) {
                {"install", Value::code(driver_family->install)}},
               {{"needs_driver", std::move(needs)}});
   }
-  if (facts.driver) {
+  // An nvcuda.dll whose version cannot be read (no version resource, a stub such as ZLUDA's) says nothing.
+  if (facts.driver && !facts.driver->empty() && facts.driver->front() != '-') {
     for (const MachineFacts::Toolkit& toolkit : facts.toolkits) {
       int major = 0, minor = 0;
       if (std::sscanf(toolkit.release.c_str(), "%d.%d", &major, &minor) != 2) continue;
@@ -96,6 +114,31 @@ RuleOutput run_machine_rules(const MachineFacts& facts, const RuleData& rules) {
                {"header_version", header.header_version},
                {"dll", header.dll},
                {"dll_version", header.dll_version}});
+  }
+  // A cuDNN build for a CUDA major no toolkit has: its engines load that major's libraries (cublasLt64_13.dll),
+  // which nothing here provides. Without a toolkit there is nothing to compare with (frameworks bring theirs).
+  std::vector<std::string> present;
+  std::vector<std::string> roots;
+  for (const MachineFacts::Toolkit& toolkit : facts.toolkits) {
+    const std::string major = toolkit.release.substr(0, toolkit.release.find('.'));
+    if (std::find(present.begin(), present.end(), major) == present.end()) present.push_back(major);
+    roots.push_back(toolkit.root);
+  }
+  for (const MachineFacts::CudnnBuild& build : facts.cudnn_builds) {
+    if (present.empty() || std::find(present.begin(), present.end(), std::to_string(build.cuda_major)) != present.end())
+      continue;
+    const std::string wanted = std::to_string(build.cuda_major);
+    Vars vars{{"dll", base_name(build.dll)},     {"copy", build.dll},
+              {"folder", build.folder},          {"wanted", wanted},
+              {"present", Value::list(present)}, {"toolkits", Value::list(roots)}};
+    if (build.other_builds.empty()) {
+      sink.emit("cuda-major-mismatch", "cudnn_build", base_name(build.dll), vars,
+                {{"dll", build.dll}, {"wanted", wanted}});
+    } else {
+      vars["other"] = build.other_builds.front();
+      sink.emit("cuda-major-mismatch", "cudnn_build_other", base_name(build.dll), vars,
+                {{"dll", build.dll}, {"wanted", wanted}, {"other", build.other_builds.front()}});
+    }
   }
   return sink.take();
 }

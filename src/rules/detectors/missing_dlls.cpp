@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "env/system_names.hpp"
 #include "rules/detectors/finding_groups.hpp"
 #include "rules/fix_template.hpp"
 
@@ -323,6 +324,18 @@ bool in_toolkit(const RuleData& rules, const env::DllCopy& copy) {
   return false;
 }
 
+// Whether a KnownDLL (kernel32, user32, ...) that the process needs is missing: every Windows has those, so
+// their absence is evidence of a partial copy. (A DLL of an optional feature, mfplat.dll on an N edition, is
+// not: that Windows is complete and lacks the feature.)
+bool core_windows_missing(const RuleInput& input) {
+  for (const graph::Module& module : input.closure.modules) {
+    if (module.resolution.failure != resolve::Failure::NotFound) continue;
+    const auto& known = input.environment.known_dlls;
+    if (std::find(known.begin(), known.end(), module.key) != known.end()) return true;
+  }
+  return false;
+}
+
 // zlibwapi, the MSVC runtime, CUDA libraries, the driver, vendor libraries: runtimes the program's DLLs need.
 bool missing_runtime(Context& c) {
   if (!c.family) return false;
@@ -398,13 +411,12 @@ std::string registry_scope(const RuleInput& input, const env::DllCopy& copy) {
 // ...\CUDNN\v9.x\bin on PATH, and its DLLs are in bin\<cuda>\x64 below it): the loader searches the
 // folder an entry names, never the folders under it.
 const env::PathEntry* entry_above(const env::Environment& environment, const std::string& folder) {
+  const env::PathEntry* closest = nullptr;
   for (const env::PathEntry& entry : environment.path) {
-    const std::string& above = entry.folder.host;
-    if (!entry.folder.exists || above.empty() || folder.size() <= above.size() + 1) continue;
-    if (folder.compare(0, above.size(), above) == 0 && (folder[above.size()] == '/' || folder[above.size()] == '\\'))
-      return &entry;
+    if (!entry.folder.exists || !is_below(folder, entry.folder.host)) continue;
+    if (!closest || entry.folder.host.size() > closest->folder.host.size()) closest = &entry;
   }
-  return nullptr;
+  return closest;
 }
 
 bool not_on_search_path(Context& c) {
@@ -563,9 +575,17 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
         in_pip_wheel(c) || missing_lazy(c) || missing_runtime(c) || not_on_search_path(c)) {
       continue;
     }
-    not_installed.add(detail::first_needed_by(module), "default", module.name,
-                      {{"dll", module.name}, {"needed_by", detail::first_needed_by(module)}}, c.evidence, c.severity,
-                      c.related);
+    // A DLL of Windows itself missing from the System32 under --sysroot: the copy of Windows is partial (a
+    // few folders, not the drive); searching C:\ for kernel32.dll would be the wrong advice.
+    const env::Environment& environment = input.environment;
+    const bool partial_windows = environment.sysroot && !environment.assume_system_dlls &&
+                                 environment.system32.exists && env::is_stock_system_dll(module.key) &&
+                                 core_windows_missing(input);
+    not_installed.add(detail::first_needed_by(module), partial_windows ? "partial_windows" : "default", module.name,
+                      {{"dll", module.name},
+                       {"needed_by", detail::first_needed_by(module)},
+                       {"system_folder", detail::shown(environment.system32)}},
+                      c.evidence, c.severity, c.related);
   }
   not_installed.emit(sink);
   majors.emit(sink);

@@ -51,8 +51,25 @@ void detect_unloadable(const RuleInput& input, FindingSink& sink) {
       const bool dll_is_odd =
           input.closure.process_machine == pe::machine::kAmd64 && first.machine && *first.machine == pe::machine::kI386;
       const std::string machine = first.machine ? pe::machine_name(*first.machine) : "?";
-      sink.emit("wrong-machine", dll_is_odd ? "wrong_dll_build" : "wrong_program", module.name,
+      // A family that ships as one release (cuDNN's zip) with every member of the wrong build in that folder:
+      // the whole set is replaced in one step, not one DLL at a time.
+      std::vector<std::string> set;
+      const Family* family = input.rules.family_of(module.key);
+      if (dll_is_odd && family && family->same_version) {
+        for (const env::FolderContents& folder : input.inventory.search_folders) {
+          if (folder.folder.host != folder_of(first.path)) continue;
+          for (const env::DllCopy& copy : folder.dlls) {
+            if (copy.machine == first.machine && input.rules.family_of(DllName::of_file(copy.name)) == family)
+              set.push_back(copy.name);
+          }
+        }
+      }
+      const char* variant = set.size() > 1 ? "wrong_set_build" : dll_is_odd ? "wrong_dll_build" : "wrong_program";
+      sink.emit("wrong-machine", variant, module.name,
                 {{"dll", module.name},
+                 {"dlls", Value::list(set)},
+                 {"family", family ? family->name : std::string()},
+                 {"version", first.file_version ? first.file_version->to_string() : std::string()},
                  {"program", program},
                  {"process_machine", process_machine},
                  {"machine", machine},
