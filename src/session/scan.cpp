@@ -92,8 +92,12 @@ Result<ScanRun> scan(Machine& machine, const ScanRequest& request) {
       if (family.kind != "cudnn" || !run.search || run.search->chosen.count(main) == 0) continue;
       auto process = new_process_loading(machine, family.main.front().display());
       if (!process) return process.error();
-      for (const rules::Finding& finding : process->findings())
+      for (const rules::Finding& finding : process->findings()) {
+        // Without a Windows to look at (no --sysroot), System32's MSVC runtime is unknown, not missing.
+        const rules::Family* of = machine.rules().family_of(DllName(finding.module));
+        if (!machine.environment().system32.exists && of && of->kind == "msvc") continue;
         add_finding(findings, finding, new_process_label(family.main.front().display()));
+      }
       for (const std::string& problem : process->diagnosis.rules.problems) run.checks.problems.push_back(problem);
     }
   }
