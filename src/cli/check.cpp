@@ -8,7 +8,6 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "dlldoctor/report/check_report.hpp"
-#include "dlldoctor/report/fix_script.hpp"
 
 namespace dlldoctor::cli {
 namespace {
@@ -39,11 +38,12 @@ int fail(const std::string& message) {
 int run_check(const CheckOptions& options) {
   if (!has_writer(report::check_writers(), options.format, "check")) return kExitFailure;
 #ifndef _WIN32
-  // Away from Windows there is no machine to look at but a mounted drive or a snapshot.
-  if (options.sysroot.empty() && options.env_file.empty())
+  // Away from Windows there is no machine to look at but a mounted drive: a snapshot alone holds the PATH and
+  // the variables, not the driver, the toolkits or the copies, and a check of nothing must not say HEALTHY.
+  if (options.sysroot.empty())
     return fail(
         "check looks at a whole Windows machine: name its drive with --sysroot (a mounted C:, or a copy holding "
-        "Windows/System32), or replay a snapshot with --env (dlldoctor snapshot -o FILE on that machine)");
+        "Windows/System32); --env adds a snapshot's PATH and variables to it (dlldoctor snapshot -o FILE there)");
 #endif
   session::MachineSpec spec;
   spec.argv0 = options.argv0;
@@ -73,16 +73,9 @@ int run_check(const CheckOptions& options) {
                 "): one would replace the other; name two files (nothing was written)");
   const report::Stamp stamp = report::Stamp::now();
   const report::CheckView view(*run, stamp);
-  if (!options.fix_script.empty()) {
-    if (!run->plan) {
-      print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
-    } else {
-      auto script = report::fix_script(
-          *run->plan, {stamp.tool_version, "dlldoctor check", run->verdict.text, options.fix_script != "-"});
-      if (!script) return fail(script.error().message);
-      if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
-    }
-  }
+  if (write_fix_script(run->plan ? &*run->plan : nullptr, options.fix_script,
+                       {stamp.tool_version, "dlldoctor check", run->verdict.text}) != kExitOk)
+    return kExitFailure;
   if (write_report(report::check_writers(), options.format, view, options.output,
                    {use_color(options.no_color, options.output)}, "check") != kExitOk)
     return kExitFailure;

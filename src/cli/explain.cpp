@@ -13,7 +13,6 @@
 #include "cli/scan.hpp"
 #include "dlldoctor/report/closure_report.hpp"
 #include "dlldoctor/report/closure_view.hpp"
-#include "dlldoctor/report/fix_script.hpp"
 #include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
@@ -224,16 +223,9 @@ int run_explain(const ExplainOptions& options) {
     return fail("-o and --fix-script name the same file (" + options.output +
                 "): one would replace the other; name two files (nothing was written)");
   const report::ClosureView view(*run, report::Stamp::now());
-  if (!options.fix_script.empty()) {
-    if (!run->plan) {
-      print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
-    } else {
-      auto script = report::fix_script(*run->plan, {view.input().tool_version, run->closure().outcome.request,
-                                                    view.verdict(), options.fix_script != "-"});
-      if (!script) return fail(script.error().message);
-      if (write_output(*script, options.fix_script) != kExitOk) return kExitFailure;
-    }
-  }
+  if (write_fix_script(run->plan ? &*run->plan : nullptr, options.fix_script,
+                       {view.input().tool_version, run->closure().outcome.request, view.verdict()}) != kExitOk)
+    return kExitFailure;
   if (write_report(report::closure_writers(), options.format, view, options.output,
                    {use_color(options.no_color, options.output)}, "the report") != kExitOk)
     return kExitFailure;

@@ -61,6 +61,21 @@ int refuse_writing_over(const std::string& flag, const std::string& output, cons
   return kExitFailure;
 }
 
+int write_fix_script(const plan::Plan* plan, const std::string& path, report::ScriptHeader header) {
+  if (path.empty()) return kExitOk;
+  if (!plan) {
+    print_message("--fix-script: nothing to mend (no error or warning), so no script was written");
+    return kExitOk;
+  }
+  header.byte_order_mark = path != "-";
+  auto script = report::fix_script(*plan, header);
+  if (!script) {
+    print_message(script.error().message);
+    return kExitFailure;
+  }
+  return write_output(*script, path);
+}
+
 bool use_color(bool no_color_flag, const std::string& output_file) {
   const char* no_color = std::getenv("NO_COLOR");
   return !no_color_flag && (no_color == nullptr || *no_color == '\0') && output_file.empty() && is_terminal(stdout);

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "core/fs.hpp"
 #include "dlldoctor/core/output_file.hpp"
+#include "dlldoctor/report/fix_script.hpp"
 #include "dlldoctor/report/writers.hpp"
 #include "report/text_layout.hpp"
 
@@ -83,6 +84,11 @@ int write_report(const report::Writers<View>& writers, const std::string& format
   writer->write(out, view, style);
   return out.finish();
 }
+
+// --fix-script PATH (nothing when empty): the checked plan as PowerShell, with a byte order mark for a file,
+// or a message that there is nothing to mend. kExitFailure when the plan names a folder the Windows machine
+// does not have, or the file cannot be written.
+int write_fix_script(const plan::Plan* plan, const std::string& path, report::ScriptHeader header);
 
 // Whether a stream is a terminal (colours, progress): isatty on POSIX, _isatty on Windows.
 bool is_terminal(std::FILE* stream);

@@ -339,6 +339,33 @@ std::vector<RegisteredPython> registered_pythons(const Environment& environment,
   return found;
 }
 
+std::vector<std::pair<std::string, std::string>> software_subkey_values(const Environment& environment,
+                                                                        FileSystem& files, const std::string& key,
+                                                                        const std::string& value) {
+  std::vector<std::pair<std::string, std::string>> found;
+#ifdef _WIN32
+  if (!environment.sysroot && environment.source == "live") return live_software_subkey_values(key, value);
+#endif
+  if (!environment.sysroot) return found;
+  const FolderRef config = resolve_folder(environment, "C:\\Windows\\System32\\config", files);
+  auto hive_file = config.exists ? files.find_file(config.host, "SOFTWARE") : std::nullopt;
+  auto loaded = hive_file ? load_hive(files, *hive_file) : Result<LoadedHive>(Error{"no hive"});
+  if (!loaded) return found;
+  const RegistryHive& hive = loaded->hive;
+  auto parent = hive.find_key(key);
+  if (!parent || !*parent) return found;
+  auto names = hive.subkey_names(**parent);
+  if (!names) return found;
+  for (const std::string& name : *names) {
+    auto sub = hive.find_key(**parent, name);
+    if (!sub || !*sub) continue;
+    auto read = hive.value(**sub, value);
+    const std::optional<std::string> text = read && *read ? (*read)->text() : std::nullopt;
+    if (text && !text->empty()) found.emplace_back(name, *text);
+  }
+  return found;
+}
+
 bool is_windows_absolute(std::string_view text) {
   return text.size() >= 3 && ((text[0] >= 'A' && text[0] <= 'Z') || (text[0] >= 'a' && text[0] <= 'z')) &&
          text[1] == ':' && (text[2] == '\\' || text[2] == '/');

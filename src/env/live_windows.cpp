@@ -184,6 +184,24 @@ std::vector<RegisteredPython> live_registered_pythons() {
   return found;
 }
 
+std::vector<std::pair<std::string, std::string>> live_software_subkey_values(const std::string& key,
+                                                                             const std::string& value) {
+  std::vector<std::pair<std::string, std::string>> found;
+  const std::wstring parent = L"SOFTWARE\\" + widen(key);
+  HKEY opened = nullptr;
+  if (RegOpenKeyExW(HKEY_LOCAL_MACHINE, parent.c_str(), 0, KEY_READ, &opened) != ERROR_SUCCESS) return found;
+  wchar_t name[256];
+  for (DWORD index = 0;; ++index) {
+    DWORD length = 256;
+    if (RegEnumKeyExW(opened, index, name, &length, nullptr, nullptr, nullptr, nullptr) != ERROR_SUCCESS) break;
+    const std::wstring sub = parent + L"\\" + name;
+    if (auto text = registry_string(HKEY_LOCAL_MACHINE, sub.c_str(), widen(value).c_str()); text && !text->empty())
+      found.emplace_back(narrow(name), narrow(*text));
+  }
+  RegCloseKey(opened);
+  return found;
+}
+
 std::string live_os_version() {
   // GetVersionEx reports the version the manifest asks for; RtlGetVersion tells the truth.
   using RtlGetVersionFn = LONG(WINAPI*)(OSVERSIONINFOW*);

@@ -275,7 +275,7 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
   if (!table) return Error{fmt::format("{}: machine must be a table", where(file, node->source()))};
   const TableReader in(*table, file);
   auto keys = in.only_keys({"pythons", "conda", "conda_dll_folders", "toolkits", "toolkit_variables", "toolkit_bins",
-                            "driver_store", "driver_store_dlls", "cuda_in_path"});
+                            "driver_store", "driver_store_dlls", "cuda_in_path", "toolkit_keys"});
   if (!keys) return keys.error();
   if (places.source.empty()) places.source = in.at();
   const std::pair<const char*, std::vector<std::string> MachinePlaces::*> lists[] = {
@@ -287,7 +287,8 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
       {"toolkit_bins", &MachinePlaces::toolkit_bins},
       {"driver_store", &MachinePlaces::driver_store},
       {"driver_store_dlls", &MachinePlaces::driver_store_dlls},
-      {"cuda_in_path", &MachinePlaces::cuda_in_path}};
+      {"cuda_in_path", &MachinePlaces::cuda_in_path},
+      {"toolkit_keys", &MachinePlaces::toolkit_keys}};
   for (const auto& [key, member] : lists) {
     auto values = in.texts(key, false);
     if (!values) return values.error();
@@ -295,7 +296,8 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
       // Places are Windows paths from a drive's root; a toolkit's DLL folder and a variable are names.
       const bool relative = member == &MachinePlaces::toolkit_bins || member == &MachinePlaces::toolkit_variables ||
                             member == &MachinePlaces::driver_store_dlls ||
-                            member == &MachinePlaces::conda_dll_folders || member == &MachinePlaces::cuda_in_path;
+                            member == &MachinePlaces::conda_dll_folders || member == &MachinePlaces::cuda_in_path ||
+                            member == &MachinePlaces::toolkit_keys;
       if (member == &MachinePlaces::cuda_in_path) {
         try {
           std::regex check(value);
@@ -540,9 +542,10 @@ void append(RuleData& to, RuleData& from) {
   append(to.loader_errors, from.loader_errors);
   append(to.libraries, from.libraries);
   MachinePlaces& places = to.machine;
-  for (auto member : {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::conda_dll_folders,
-                      &MachinePlaces::toolkits, &MachinePlaces::toolkit_variables, &MachinePlaces::toolkit_bins,
-                      &MachinePlaces::driver_store, &MachinePlaces::driver_store_dlls, &MachinePlaces::cuda_in_path})
+  for (auto member :
+       {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::conda_dll_folders, &MachinePlaces::toolkits,
+        &MachinePlaces::toolkit_variables, &MachinePlaces::toolkit_bins, &MachinePlaces::driver_store,
+        &MachinePlaces::driver_store_dlls, &MachinePlaces::cuda_in_path, &MachinePlaces::toolkit_keys})
     append(places.*member, from.machine.*member);
   if (places.source.empty()) places.source = from.machine.source;
   append(to.files, from.files);

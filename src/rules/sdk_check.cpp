@@ -243,15 +243,8 @@ class SdkChecker {
     for (const char* name : {"cudnn_version.h", "cudnn.h"}) {
       auto path = files_.find_file(include_dir_, name);
       if (!path) continue;
-      auto text = files_.read_small_file(*path, kMaxHeaderBytes);
-      if (!text) continue;
-      const auto macros = integer_macros(*text);
-      auto major = macros.find("CUDNN_MAJOR");
-      auto minor = macros.find("CUDNN_MINOR");
-      auto patch = macros.find("CUDNN_PATCHLEVEL");
-      if (major == macros.end() || minor == macros.end() || patch == macros.end()) continue;
-      report_.header_version = SdkHeaderVersion{major->second, minor->second, patch->second, shown(*path)};
-      return;
+      report_.header_version = read_cudnn_header(files_, *path, shown(*path));
+      if (report_.header_version) return;
     }
   }
 
@@ -510,6 +503,18 @@ class SdkChecker {
 };
 
 }  // namespace
+
+std::optional<SdkHeaderVersion> read_cudnn_header(env::FileSystem& files, const std::string& path,
+                                                  const std::string& shown) {
+  auto text = files.read_small_file(path, kMaxHeaderBytes);
+  if (!text) return std::nullopt;
+  const auto macros = integer_macros(*text);
+  auto major = macros.find("CUDNN_MAJOR");
+  auto minor = macros.find("CUDNN_MINOR");
+  auto patch = macros.find("CUDNN_PATCHLEVEL");
+  if (major == macros.end() || minor == macros.end() || patch == macros.end()) return std::nullopt;
+  return SdkHeaderVersion{major->second, minor->second, patch->second, shown};
+}
 
 Result<SdkReport> check_cudnn_sdk(const std::string& root, env::FileSystem& files, const RuleData& rules,
                                   const SdkCheckOptions& options) {

@@ -10,7 +10,7 @@
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/env/mark_of_the_web.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
-#include "dlldoctor/session/sdk.hpp"
+#include "dlldoctor/rules/sdk_check.hpp"
 #include "rules/cuda_versions.hpp"
 #include "rules/recipe_chain.hpp"
 
@@ -134,6 +134,15 @@ std::vector<ToolkitCheck> check_toolkits(Machine& machine) {
       break;
     }
   }
+  // The installer's registrations: KEY\*\VALUE under HKLM\SOFTWARE, each subkey a toolkit whose VALUE is its root.
+  for (const std::string& entry : places.toolkit_keys) {
+    const std::string value = base_name(entry);
+    const std::string key = folder_of(folder_of(entry));
+    for (const auto& [subkey, root] : env::software_subkey_values(environment, machine.files(), key, value)) {
+      const env::FolderRef folder = env::resolve_folder(environment, root, machine.files());
+      if (folder.exists) add(folder.host, fmt::format("HKLM\\SOFTWARE\\{}\\{}", key, subkey));
+    }
+  }
   for (const std::string& pattern : places.toolkits) {
     for (const std::string& root : env::matching_folders(environment, pattern, machine.files())) add(root, pattern);
   }
@@ -241,10 +250,12 @@ void find_header(Machine& machine, CudnnCopy& copy) {
     }
     auto header = files.find_file(path, "cudnn_version.h");
     if (!header) return;
-    auto report = check_sdk(machine, {parts[up + 1], pe::machine::kAmd64});
-    if (!report || !report->header_version) return;
-    copy.header = report->header_version->to_string();
-    copy.header_path = env::shown_path(machine.environment(), *header);
+    // This header, the one beside the copy's own bin: the SDK check would pick the newest CUDA build's.
+    const std::string shown = env::shown_path(machine.environment(), *header);
+    auto version = rules::read_cudnn_header(files, *header, shown);
+    if (!version) return;
+    copy.header = version->to_string();
+    copy.header_path = shown;
     return;
   }
 }

@@ -121,6 +121,13 @@ struct RegisteredPython {
 // large, and only `check` asks.
 std::vector<RegisteredPython> registered_pythons(const Environment& environment, FileSystem& files);
 
+// The value `value` of each subkey of HKLM\SOFTWARE\`key` (the SOFTWARE hive under the sysroot, or the live
+// registry): {subkey, text}, the registry's order. Empty without a Windows to read, or when the key is not
+// there; an unreadable value is skipped. On demand, as registered_pythons.
+std::vector<std::pair<std::string, std::string>> software_subkey_values(const Environment& environment,
+                                                                        FileSystem& files, const std::string& key,
+                                                                        const std::string& value);
+
 #ifdef _WIN32
 // This Windows process's own environment (src/env/live_windows.cpp, the one place that asks Windows):
 // PATH, current folder, system folders, SafeDllSearchMode, KnownDLLs, the registry's machine and user
@@ -130,6 +137,9 @@ Result<Environment> live_environment(FileSystem& files);
 std::string live_os_version();
 // registered_pythons of this Windows: HKCU's, then HKLM's.
 std::vector<RegisteredPython> live_registered_pythons();
+// software_subkey_values of this Windows.
+std::vector<std::pair<std::string, std::string>> live_software_subkey_values(const std::string& key,
+                                                                             const std::string& value);
 #endif
 
 // A folder named the way a user types it: a Windows path ("C:\Program Files\x", mapped through the

@@ -131,6 +131,7 @@ struct MachinePlaces {
   std::vector<std::string> toolkits;           // CUDA toolkits' root folders
   std::vector<std::string> toolkit_variables;  // variables that name a toolkit's root: CUDA_PATH, CUDA_PATH_V*_*
   std::vector<std::string> toolkit_bins;       // a toolkit's DLL folder under its root, first found wins
+  std::vector<std::string> toolkit_keys;       // HKLM\SOFTWARE\<key>\*\<value>: each toolkit's root
   std::vector<std::string> driver_store;       // the display driver's packages (DriverStore\FileRepository)
   std::vector<std::string> driver_store_dlls;  // the files of a package that say its driver: nvcuda64.dll
   std::vector<std::string> cuda_in_path;       // regexes whose first group is a cuDNN copy's CUDA major

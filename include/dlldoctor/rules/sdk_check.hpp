@@ -78,6 +78,12 @@ struct SdkReport {
   bool has_errors() const;
 };
 
+// The cuDNN version a header states (CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL: cudnn_version.h, or cudnn.h
+// before 8.0), read from the file at host path `path`; `shown` is the path the result names. nullopt when the
+// file is unreadable, too large or lacks one of the three.
+std::optional<SdkHeaderVersion> read_cudnn_header(env::FileSystem& files, const std::string& path,
+                                                  const std::string& shown);
+
 // An Error when the root is not a folder (the caller's exit status 2); everything wrong inside an existing
 // root is a finding.
 // Findings come from rules/findings.toml (the sdk-* ids), filled with this folder's paths.

@@ -92,7 +92,8 @@ void msvc_runtime(const RuleInput& input, FindingSink& sink) {
     if (version.parts[0] != kMsvcLinkerMajor || version.parts[1] >= toolset_minor) continue;
     const resolve::Candidate* winner = detail::chosen(module);
     const std::string path = display_path(module.resolution.windows_path, module.resolution.path.value_or(""));
-    sink.emit("msvc-runtime-too-old", "default", module.name,
+    const bool system = winner && winner->step == resolve::SearchStep::System32;
+    sink.emit("msvc-runtime-too-old", system ? "system" : "default", module.name,
               {{"dll", module.name},
                {"version", version.to_string()},
                {"path", path},
@@ -180,7 +181,9 @@ void framework_requirements(const RuleInput& input, FindingSink& sink) {
           const auto& parts = winner->file_version->parts;
           if (compare_versions({parts.begin(), parts.end()}, requirement.minimum) >= 0) continue;
           const std::string path = detail::shown(*winner);
-          sink.emit(requirement.finding, "framework", module.name,
+          // System32's own copy is replaced by the redistributable, never renamed away.
+          const bool system = winner->step == resolve::SearchStep::System32;
+          sink.emit(requirement.finding, system ? "framework_system" : "framework", module.name,
                     {{"dll", module.name},
                      {"version", winner->file_version->to_string()},
                      {"path", path},
