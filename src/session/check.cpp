@@ -599,6 +599,7 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     processes.push_back(&cudnn.process);
     labels.push_back(new_process_label(cudnn.dll));
   }
+  const std::size_t first_import = processes.size();
   for (const PythonCheck& python : run.pythons) {
     for (const ExplainRun& framework : python.frameworks) {
       processes.push_back(&framework);
@@ -670,11 +671,29 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
   const std::set<DllName> driver_dlls = rules::driver_dlls(rules);
 
   for (const rules::Finding& finding : machine_findings.findings) add_finding(run.findings, finding, "");
+  // The machine's finding says once why every CUDA program fails: each process's own about the driver would
+  // repeat it. In a framework's import, what the GPU libraries lack is moot too without a driver (copying
+  // cuDNN into a package would mend nothing); the machine's own cuDNN install stays judged, since it is
+  // what every CUDA program will meet once the driver is there. A process left with no finding of its own
+  // is neither planned for nor the verdict's.
+  auto moot = [&](const rules::Finding& finding, bool import) {
+    if (!no_driver) return false;
+    if (driver_dlls.count(DllName(finding.module))) return true;
+    const rules::Family* family = rules.family_of(DllName(finding.module));
+    return import && family && (family->kind == "cuda" || family->kind == "cudnn");
+  };
+  std::vector<const ExplainRun*> judged;
+  std::vector<std::string> judged_labels;
   for (std::size_t i = 0; i < processes.size(); ++i) {
+    bool own = false;
     for (const rules::Finding& finding : processes[i]->findings()) {
-      // The machine's finding says once why every CUDA program fails: each process's own would repeat it.
-      if (no_driver && driver_dlls.count(DllName(finding.module))) continue;
+      if (moot(finding, i >= first_import)) continue;
       add_finding(run.findings, finding, labels[i]);
+      own = own || finding.severity != rules::Severity::Info;
+    }
+    if (!no_driver || own) {
+      judged.push_back(processes[i]);
+      judged_labels.push_back(labels[i]);
     }
   }
   // The folders no process loads from: what they mix, and what their sets lack (information).
@@ -704,12 +723,12 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
   });
 
   // One plan for every process at once.
-  const bool to_mend = std::any_of(processes.begin(), processes.end(),
+  const bool to_mend = std::any_of(judged.begin(), judged.end(),
                                    [](const ExplainRun* p) { return machine_check::mends_something(p->diagnosis); });
   if (to_mend) {
     std::vector<plan::PlanInput> inputs;
     std::vector<const pipeline::Diagnosis*> diagnoses;
-    for (const ExplainRun* process : processes) {
+    for (const ExplainRun* process : judged) {
       inputs.push_back({process->request, environment, rules, process->options, machine.files(), machine.images()});
       diagnoses.push_back(&process->diagnosis);
     }
@@ -717,7 +736,7 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
   }
   for (const CheckFinding& finding : run.findings)
     run.plan_steps.push_back(run.plan ? plan::steps_mending(*run.plan, finding.finding) : std::vector<std::size_t>());
-  run.verdict = machine_check::verdict_of(run, processes, labels);
+  run.verdict = machine_check::verdict_of(run, judged, judged_labels);
   return run;
 }
 
