@@ -7,7 +7,8 @@ writes into DIR:
   dlldoctor-<v>-linux-x64.tar.gz, dlldoctor-<v>-windows-x64.zip   the binary, README.md, LICENSE,
       THIRD_PARTY_NOTICES.txt, a rules/ copy to edit, the JSON schemas; one top folder each
   dlldoctor-<v>-py3-none-<tag>.whl     the binary as a console script (as ruff, cmake, ninja ship theirs):
-      manylinux_2_36_x86_64 (Debian 12's glibc) and win_amd64
+      manylinux_<glibc>_x86_64 (the oldest glibc the binary starts on: 2_17 for the static build, which needs
+      none) and win_amd64
   dlldoctor.json (Scoop), winget/*.yaml (winget's three manifests)   release/manifests/, filled in with the
       version, the zip's URL and its SHA-256
   SHA256SUMS
@@ -43,6 +44,8 @@ NOTICES_COMMON = [
 ]
 NOTICES_WINDOWS = [("The mingw-w64 runtime (CRT startup, winpthreads)", "mingw-w64-common")]
 BOOST = ("Boost.Filesystem (Boost Software License 1.0)", "libboost1.74-dev")
+GLIBC = ("The GNU C Library (glibc), statically linked", "libc6")
+LGPL = Path("/usr/share/common-licenses/LGPL-2.1")
 
 
 def fail(message):
@@ -84,7 +87,47 @@ def boost_license(text):
     return "\n".join(line[1:] if line.startswith(" ") else line for line in match.group(1).splitlines()) + "\n"
 
 
-def notices(windows):
+def is_static_elf(binary):
+    """True when the ELF file has no program interpreter: the kernel runs it without any dynamic linker."""
+    data = Path(binary).read_bytes()
+    if data[:5] != b"\x7fELF\x02":
+        fail(f"{binary} is not a 64-bit ELF file")
+    phoff = int.from_bytes(data[0x20:0x28], "little")
+    phentsize = int.from_bytes(data[0x36:0x38], "little")
+    phnum = int.from_bytes(data[0x38:0x3A], "little")
+    for i in range(phnum):
+        start = phoff + i * phentsize
+        if start + 4 > len(data):
+            fail(f"{binary}: its program headers run past the end of the file")
+        if int.from_bytes(data[start:start + 4], "little") == 3:  # PT_INTERP
+            return False
+    return True
+
+
+def manylinux_tag(binary):
+    """The wheel's platform tag from the binary's own needs: the newest glibc symbol version it binds."""
+    if is_static_elf(binary):
+        return "manylinux_2_17_x86_64"  # needs no glibc at all; 2_17 is the oldest tag pip still places
+    versions = re.findall(rb"GLIBC_(\d+)\.(\d+)", Path(binary).read_bytes())
+    major, minor = max(((int(a), int(b)) for a, b in versions), default=(2, 17))
+    return f"manylinux_{major}_{minor}_x86_64"
+
+
+def glibc_relink_note():
+    # LGPL-2.1 section 6: whoever has a binary statically linked with glibc may rebuild it with a modified glibc,
+    # so the notice says where the source of both is.
+    try:
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libc6"], capture_output=True, text=True,
+                                 check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        fail("dpkg-query cannot say which libc6 the binary was linked with (a Debian build machine is needed)")
+    return (f"glibc's source is Debian's glibc {version} (https://sources.debian.org/src/glibc/{version}/). "
+            "dlldoctor's complete source, from which this binary is built and can be relinked against a modified "
+            "glibc (LGPL-2.1, section 6), is at https://github.com/dlldoctor/dlldoctor at the commit "
+            "`dlldoctor --version` prints.\n\n")
+
+
+def notices(binary, windows):
     parts = ["Third-party software in this dlldoctor binary\n" + "=" * 45 + "\n\n"
              "dlldoctor itself is under the MIT licence (LICENSE). The binary contains the following, each under "
              "its own licence, quoted below from the Debian packages it was built with.\n"]
@@ -95,6 +138,14 @@ def notices(windows):
     name, package = BOOST
     parts.append(f"\n\n{name}\n{'-' * len(name)}\n\n")
     parts.append(boost_license(copyright_text(package)))
+    if not windows and is_static_elf(binary):
+        name, package = GLIBC
+        parts.append(f"\n\n{name}\n{'-' * len(name)}\n(Debian package {package}: /usr/share/doc/{package}/copyright)\n\n")
+        parts.append(glibc_relink_note())
+        parts.append(copyright_text(package))
+        if not LGPL.is_file():
+            fail(f"{LGPL} is missing (Debian package base-files): the LGPL's text must go with glibc")
+        parts.append(f"\n\n{LGPL.name}\n{'-' * len(LGPL.name)}\n\n" + LGPL.read_text())
     return "".join(parts).encode()
 
 
@@ -104,7 +155,7 @@ def release_files(binary, windows):
     files = [(exe, Path(binary).read_bytes(), True),
              ("README.md", (ROOT / "README.md").read_bytes(), False),
              ("LICENSE", (ROOT / "LICENSE").read_bytes(), False),
-             ("THIRD_PARTY_NOTICES.txt", notices(windows), False)]
+             ("THIRD_PARTY_NOTICES.txt", notices(binary, windows), False)]
     for rule in sorted((ROOT / "rules").rglob("*")):
         if rule.is_file():
             files.append(("rules/" + rule.relative_to(ROOT / "rules").as_posix(), rule.read_bytes(), False))
@@ -151,7 +202,7 @@ def sha256(path):
 
 def write_wheel(out, version, binary, windows, epoch):
     """A wheel whose console script is the binary itself: installed into a venv's Scripts\\ or bin/."""
-    tag = "win_amd64" if windows else "manylinux_2_36_x86_64"
+    tag = "win_amd64" if windows else manylinux_tag(binary)
     name = f"dlldoctor-{version}-py3-none-{tag}.whl"
     dist = f"dlldoctor-{version}.dist-info"
     script = "dlldoctor.exe" if windows else "dlldoctor"
@@ -164,7 +215,7 @@ def write_wheel(out, version, binary, windows, epoch):
                (f"{dist}/METADATA", metadata.encode(), False),
                (f"{dist}/WHEEL", wheel.encode(), False),
                (f"{dist}/licenses/LICENSE", (ROOT / "LICENSE").read_bytes(), False),
-               (f"{dist}/licenses/THIRD_PARTY_NOTICES.txt", notices(windows), False)]
+               (f"{dist}/licenses/THIRD_PARTY_NOTICES.txt", notices(binary, windows), False)]
     record = ""
     for entry, data, _ in entries:
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()

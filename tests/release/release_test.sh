@@ -124,8 +124,18 @@ PY
 
 # pip install dlldoctor, in a venv, from the wheel: the console script is the binary.
 python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet --no-index --no-deps "$work/a/dlldoctor-$version-py3-none-manylinux_2_36_x86_64.whl" ||
-  fail "pip refused the Linux wheel"
+# The Linux wheel's tag is the oldest glibc the binary starts on: any (2_17, pip's oldest) when it is static,
+# whose notices then carry glibc's licence and where its source is.
+if readelf -lW "$dlldoctor" | grep -q "program interpreter"; then
+  linux_wheel=$(ls "$work/a/dlldoctor-$version-py3-none-manylinux_"*_x86_64.whl)
+else
+  linux_wheel=$work/a/dlldoctor-$version-py3-none-manylinux_2_17_x86_64.whl
+  [ -f "$linux_wheel" ] || fail "the static binary's wheel is not tagged manylinux_2_17: $(ls "$work/a")"
+  grep -q "GNU LESSER GENERAL PUBLIC LICENSE" "$top/THIRD_PARTY_NOTICES.txt" &&
+    grep -q "^glibc's source is Debian's glibc" "$top/THIRD_PARTY_NOTICES.txt" ||
+    fail "the static binary's notices lack glibc's licence or where its source is"
+fi
+"$work/venv/bin/pip" install --quiet --no-index --no-deps "$linux_wheel" || fail "pip refused the Linux wheel"
 grep -q "^dlldoctor $version" <<<"$("$work/venv/bin/dlldoctor" --version)" || fail "dlldoctor --version from the venv"
 # The listing is read whole first: grep -q stops at its first match, and the lister then dies of a closed
 # pipe, which pipefail counts as a failure.
