@@ -18,6 +18,7 @@ std::string CopySource::text() const {
     case Kind::NextToMainDll: return "next to the main DLL";
     case Kind::NextToImporter: return "next to its importer " + module;
     case Kind::NextToLoaded: return "next to the loaded module " + module;
+    case Kind::InPackage: return "in the package of its importer " + module;
     case Kind::BesideImporter: return "beside its importer " + module;
     case Kind::BesideProgram: return "beside the program";
     case Kind::SearchPath: return "search path";
@@ -68,6 +69,51 @@ void walk(const Environment& environment, const std::string& folder, int depth, 
   for (const std::string& sub : files.folder_names(folder)) {
     walk(environment, join_path(folder, sub), depth + 1, budget, wanted, files, images, out);
   }
+}
+
+// How far above its importer a package's root may be (build\Release\x64\addon.node is three below).
+constexpr int kMaxPackageDepth = 5;
+
+bool name_in(const std::vector<std::string>& names, const std::string& name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return ascii_lower(n) == ascii_lower(name); });
+}
+
+// The root of the package `folder` lies in, and the folders from `folder` up to it; none when no marker
+// or boundary is met within kMaxPackageDepth levels (a DLL in no package).
+std::vector<std::string> package_folders(const InventoryRequest& request, const std::string& folder,
+                                         FileSystem& files) {
+  std::vector<std::string> chain;
+  std::string at = folder;
+  for (int depth = 0; depth <= kMaxPackageDepth; ++depth) {
+    if (name_in(request.package_boundaries, base_name(at))) return {};  // the boundary itself is no package
+    chain.push_back(at);
+    const std::string parent = folder_of(at);
+    const bool marked = std::any_of(request.package_markers.begin(), request.package_markers.end(),
+                                    [&](const std::string& marker) { return files.find_file(at, marker).has_value(); });
+    if (marked || name_in(request.package_boundaries, base_name(parent))) return chain;
+    if (parent.empty() || parent == at) return {};
+    at = parent;
+  }
+  return {};
+}
+
+// `root`\`relative` (Windows separators in the rules), each name matched as Windows matches it.
+std::optional<std::string> sub_folder(const std::string& root, const std::string& relative, FileSystem& files) {
+  std::string at = root;
+  std::size_t start = 0;
+  while (start <= relative.size()) {
+    const std::size_t end = relative.find_first_of("\\/", start);
+    const std::string name = relative.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!name.empty()) {
+      auto found = files.find_folder(at, name);
+      if (!found) return std::nullopt;
+      at = *found;
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return at;
 }
 
 }  // namespace
@@ -160,6 +206,21 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
   for (const auto& [folder, source] : request.named_folders) {
     if (!searched_hosts.count(folder))
       collect(environment, folder, request.wanted, source, files, images, inventory.copies);
+  }
+  // The importer's package: the folders up to its root (the importer's own is NextToImporter's) and the
+  // root's usual DLL folders.
+  for (const InventoryRequest::PackageSearch& package : request.packages) {
+    const std::vector<std::string> chain = package_folders(request, package.folder, files);
+    if (chain.empty()) continue;
+    std::vector<std::string> folders(chain.begin() + 1, chain.end());
+    for (const std::string& relative : request.package_dll_folders) {
+      if (auto folder = sub_folder(chain.back(), relative, files)) folders.push_back(*folder);
+    }
+    for (const std::string& folder : folders) {
+      if (folder != package.folder && !searched_hosts.count(folder))
+        collect(environment, folder, request.wanted, {CopySource::Kind::InPackage, package.module}, files, images,
+                inventory.copies);
+    }
   }
   std::size_t budget = kMaxLookInFolders;
   for (const std::string& folder : request.look_in)

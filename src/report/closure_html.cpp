@@ -134,7 +134,9 @@ void append_modules(TextOut& out, const ClosureView& view, const Picture& pictur
       "<input class=\"filter\" data-target=\"modules\" type=\"search\" "
       "placeholder=\"filter: a DLL, a folder, a step, NOT FOUND\">");
   out.line("<table id=\"modules\">");
-  out.line("<thead><tr><th>DLL</th><th>version</th><th>path</th><th>found by</th><th>load</th></tr></thead>");
+  out.line(
+      "<thead><tr><th>DLL</th><th>version</th><th>path</th><th>found by</th><th>load</th><th>belongs "
+      "to</th></tr></thead>");
   out.line("<tbody>");
   for (std::size_t i = 0; i < closure.modules.size(); ++i) {
     const ModuleShown& shown = view.modules()[i];
@@ -142,10 +144,11 @@ void append_modules(TextOut& out, const ClosureView& view, const Picture& pictur
     std::string where = html_text(shown.where);
     if (!node.note.empty())
       where += (where.empty() ? "" : " ") + ("<span class=\"note\">" + html_text(node.note) + "</span>");
-    out.line(fmt::format("<tr><td>{}</td><td>{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td></tr>",
+    out.line(fmt::format("<tr><td>{}</td><td>{}</td><td class=\"path\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                          node_span(node, closure.modules[i].name),
                          html_text(shown.version.empty() ? "-" : shown.version), where,
-                         shown.found_by ? resolve::step_name(*shown.found_by) : "-", html_text(shown.load)));
+                         shown.found_by ? resolve::step_name(*shown.found_by) : "-", html_text(shown.load),
+                         html_text(shown.owner.empty() ? "-" : shown.owner)));
   }
   out.line("</tbody>");
   out.line("</table>");

@@ -63,8 +63,8 @@ void write_modules(TextOut& out, const ClosureView& view) {
   out.line();
   out.line("### Modules");
   out.line();
-  out.line("| DLL | version | path | found by | load |");
-  out.line("| --- | --- | --- | --- | --- |");
+  out.line("| DLL | version | path | found by | load | belongs to |");
+  out.line("| --- | --- | --- | --- | --- | --- |");
   for (std::size_t i = 0; i < closure.modules.size(); ++i) {
     const ModuleShown& shown = view.modules()[i];
     std::string where = "`" + markdown_cell(shown.where) + "`";
@@ -76,9 +76,10 @@ void write_modules(TextOut& out, const ClosureView& view) {
       case ModuleShown::State::ApiSet: where = "API set -> " + *closure.modules[i].resolution.api_set_host; break;
       case ModuleShown::State::ApiSetUnknown: where = "API set, host unknown (assumed)"; break;
     }
-    out.line(fmt::format("| {} | {} | {} | {} | {} |", markdown_cell(closure.modules[i].name),
+    out.line(fmt::format("| {} | {} | {} | {} | {} | {} |", markdown_cell(closure.modules[i].name),
                          shown.version.empty() ? "-" : shown.version, where,
-                         shown.found_by ? std::string(resolve::step_name(*shown.found_by)) : "-", shown.load));
+                         shown.found_by ? std::string(resolve::step_name(*shown.found_by)) : "-", shown.load,
+                         shown.owner.empty() ? "-" : markdown_cell(shown.owner)));
   }
 }
 

@@ -153,7 +153,20 @@ void put_candidate(JsonStream& out, const resolve::Candidate& c) {
   out.close();
 }
 
-void put_module(JsonStream& out, const Module& module) {
+void put_owner(JsonStream& out, const std::optional<session::Owner>& owner) {
+  if (!owner) {
+    out.put_null("owner");
+    return;
+  }
+  out.open_object("owner");
+  out.put_text("kind", owner->kind);
+  out.put_text("name", owner->name);
+  out.put_nonempty_text("version", owner->version);
+  out.put_text("evidence", owner->evidence);
+  out.close();
+}
+
+void put_module(JsonStream& out, const Module& module, const std::optional<session::Owner>& owner) {
   const auto& r = module.resolution;
   out.open_object();
   out.put_text("name", module.name);
@@ -213,6 +226,7 @@ void put_module(JsonStream& out, const Module& module) {
   }
   out.close();
   out.put_texts("other_major", module.other_major);
+  put_owner(out, owner);
   out.close();
 }
 
@@ -403,7 +417,9 @@ void write_json(Sink& sink, const ClosureView& view, const WriteStyle&) {
   out.put_text("machine", pe::machine_name(closure.process_machine));
   out.close();
   out.open_array("modules");
-  for (const Module& module : closure.modules) put_module(out, module);
+  const auto& owners = view.run().owners;
+  for (std::size_t i = 0; i < closure.modules.size(); ++i)
+    put_module(out, closure.modules[i], i < owners.size() ? owners[i] : std::nullopt);
   out.close();
   put_outcome(out, "outcome", closure.outcome);
   out.put("verdict", Json{{"tone", std::string(tone_name(view.tone()))},

@@ -97,7 +97,9 @@ class TreeWriter {
     const std::string kind = shown.load == "program" || module.load == graph::LoadKind::Static
                                  ? std::string()
                                  : fmt::format(" ({})", shown.load);
-    const std::string step = shown.found_by ? fmt::format(" [{}]{}", resolve::step_name(*shown.found_by), kind) : kind;
+    std::string step = shown.found_by ? fmt::format(" [{}]{}", resolve::step_name(*shown.found_by), kind) : kind;
+    // Who installed the copy; System32's own files go without saying.
+    if (!shown.owner.empty() && shown.owner_kind != "windows") step += " from " + shown.owner;
     switch (shown.state) {
       case ModuleShown::State::ApiSet:
         return {fmt::format("{} -> {}{}", module.name, *module.resolution.api_set_host, step), "", ""};

@@ -143,8 +143,13 @@ ClosureView::ClosureView(const session::ExplainRun& run, const Stamp& stamp) : r
   parts_.insert(parts_.end(), {Part::Tree, Part::Modules, Part::Environment, Part::Footer});
   const graph::Closure& closure = run.closure();
   unbreakable_.push_back(closure.outcome.request);
-  for (const graph::Module& module : closure.modules) {
+  for (std::size_t i = 0; i < closure.modules.size(); ++i) {
+    const graph::Module& module = closure.modules[i];
     modules_.push_back(module_shown(module));
+    if (i < run.owners.size() && run.owners[i]) {
+      modules_.back().owner = run.owners[i]->text();
+      modules_.back().owner_kind = run.owners[i]->kind;
+    }
     unbreakable_.push_back(module.name);
     if (module.resolution.path) unbreakable_.push_back(*module.resolution.path);
     if (module.resolution.windows_path) unbreakable_.push_back(*module.resolution.windows_path);

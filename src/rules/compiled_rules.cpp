@@ -140,7 +140,8 @@ void fields(A& a, LibraryNote& l) {
 template <typename A>
 void fields(A& a, MachinePlaces& m) {
   members<MachinePlaces>(a, m.pythons, m.conda, m.conda_dll_folders, m.toolkits, m.toolkit_variables, m.toolkit_bins,
-                         m.driver_store, m.driver_store_dlls, m.cuda_in_path, m.toolkit_keys, Source{m.source});
+                         m.driver_store, m.driver_store_dlls, m.cuda_in_path, m.toolkit_keys, m.package_markers,
+                         m.package_boundaries, m.package_dll_folders, Source{m.source});
 }
 template <typename A>
 void fields(A& a, RuleData& d) {

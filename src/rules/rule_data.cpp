@@ -275,7 +275,8 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
   if (!table) return Error{fmt::format("{}: machine must be a table", where(file, node->source()))};
   const TableReader in(*table, file);
   auto keys = in.only_keys({"pythons", "conda", "conda_dll_folders", "toolkits", "toolkit_variables", "toolkit_bins",
-                            "driver_store", "driver_store_dlls", "cuda_in_path", "toolkit_keys"});
+                            "driver_store", "driver_store_dlls", "cuda_in_path", "toolkit_keys", "package_markers",
+                            "package_boundaries", "package_dll_folders"});
   if (!keys) return keys.error();
   if (places.source.empty()) places.source = in.at();
   const std::pair<const char*, std::vector<std::string> MachinePlaces::*> lists[] = {
@@ -288,7 +289,10 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
       {"driver_store", &MachinePlaces::driver_store},
       {"driver_store_dlls", &MachinePlaces::driver_store_dlls},
       {"cuda_in_path", &MachinePlaces::cuda_in_path},
-      {"toolkit_keys", &MachinePlaces::toolkit_keys}};
+      {"toolkit_keys", &MachinePlaces::toolkit_keys},
+      {"package_markers", &MachinePlaces::package_markers},
+      {"package_boundaries", &MachinePlaces::package_boundaries},
+      {"package_dll_folders", &MachinePlaces::package_dll_folders}};
   for (const auto& [key, member] : lists) {
     auto values = in.texts(key, false);
     if (!values) return values.error();
@@ -297,7 +301,9 @@ Result<bool> read_machine_places(const toml::node* node, const std::string& file
       const bool relative = member == &MachinePlaces::toolkit_bins || member == &MachinePlaces::toolkit_variables ||
                             member == &MachinePlaces::driver_store_dlls ||
                             member == &MachinePlaces::conda_dll_folders || member == &MachinePlaces::cuda_in_path ||
-                            member == &MachinePlaces::toolkit_keys;
+                            member == &MachinePlaces::toolkit_keys || member == &MachinePlaces::package_markers ||
+                            member == &MachinePlaces::package_boundaries ||
+                            member == &MachinePlaces::package_dll_folders;
       if (member == &MachinePlaces::cuda_in_path) {
         try {
           std::regex check(value);
@@ -545,7 +551,8 @@ void append(RuleData& to, RuleData& from) {
   for (auto member :
        {&MachinePlaces::pythons, &MachinePlaces::conda, &MachinePlaces::conda_dll_folders, &MachinePlaces::toolkits,
         &MachinePlaces::toolkit_variables, &MachinePlaces::toolkit_bins, &MachinePlaces::driver_store,
-        &MachinePlaces::driver_store_dlls, &MachinePlaces::cuda_in_path, &MachinePlaces::toolkit_keys})
+        &MachinePlaces::driver_store_dlls, &MachinePlaces::cuda_in_path, &MachinePlaces::toolkit_keys,
+        &MachinePlaces::package_markers, &MachinePlaces::package_boundaries, &MachinePlaces::package_dll_folders})
     append(places.*member, from.machine.*member);
   if (places.source.empty()) places.source = from.machine.source;
   append(to.files, from.files);

@@ -289,9 +289,11 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
     if (module.resolution.failure != resolve::Failure::NotFound || module.resolution.api_set_host) continue;
     for (const std::string& importer : module.needed_by) {
       for (const graph::Module& by : closure.modules) {
-        if (by.name == importer && by.resolution.path && by.resolution.failure == resolve::Failure::None)
-          request.named_folders.emplace_back(folder_of(*by.resolution.path),
-                                             env::CopySource{env::CopySource::Kind::NextToImporter, by.name});
+        if (by.name != importer || !by.resolution.path || by.resolution.failure != resolve::Failure::None) continue;
+        request.named_folders.emplace_back(folder_of(*by.resolution.path),
+                                           env::CopySource{env::CopySource::Kind::NextToImporter, by.name});
+        // Or one folder away, in the importer's package, where its loader script would have looked.
+        request.packages.push_back({folder_of(*by.resolution.path), by.name});
       }
     }
   }
@@ -330,6 +332,9 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
       request.install_places.push_back(variable.value + "\\bin");
     }
   }
+  request.package_markers = rules.machine.package_markers;
+  request.package_boundaries = rules.machine.package_boundaries;
+  request.package_dll_folders = rules.machine.package_dll_folders;
   std::sort(request.install_places.begin(), request.install_places.end());
   request.install_places.erase(std::unique(request.install_places.begin(), request.install_places.end()),
                                request.install_places.end());

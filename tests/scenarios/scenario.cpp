@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -178,9 +179,9 @@ Scenario load_scenario(const fs::path& file) {
 
   if (const auto* modules = root["modules"].as_table()) {
     static const std::set<std::string> kModuleKeys = {
-        "status",       "path",       "found_by", "machine",  "load",      "file_version",    "api_set_host",
-        "windows_path", "assumed",    "shadowed", "verdicts", "needed_by", "missing_exports", "missing_export_detail",
-        "may_load",     "other_major"};
+        "status",       "path",        "found_by", "machine",  "load",      "file_version",    "api_set_host",
+        "windows_path", "assumed",     "shadowed", "verdicts", "needed_by", "missing_exports", "missing_export_detail",
+        "may_load",     "other_major", "owner"};
     for (const auto& [key, value] : *modules) {
       const auto* t = value.as_table();
       if (!t) malformed(file, "modules." + std::string(key.str()) + " must be a table");
@@ -199,6 +200,7 @@ Scenario load_scenario(const fs::path& file) {
       m.file_version = opt_string(file, *t, "file_version");
       m.api_set_host = opt_string(file, *t, "api_set_host");
       m.windows_path = opt_string(file, *t, "windows_path");
+      m.owner = opt_string(file, *t, "owner");
       if (const auto* a = t->get("assumed")) m.assumed = a->value_or(false);
       if (const auto* v = t->get("shadowed")) m.shadowed = string_list(file, *v, "shadowed");
       if (const auto* v = t->get("needed_by")) m.needed_by = string_list(file, *v, "needed_by");
@@ -397,6 +399,25 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
   }
 
   const json findings = report.value("findings", json::array());
+  // Every scenario: no fix copies a file into the folder it is already in (issue 41).
+  static const std::regex copy_item(R"(Copy-Item -LiteralPath ('.*') -Destination '((?:[^']|'')*)')");
+  static const std::regex literal(R"('((?:[^']|'')*)')");
+  for (const auto& f : findings) {
+    for (const auto& line : f.value("fix", json::array())) {
+      const std::string text = line.is_string() ? line.get<std::string>() : std::string();
+      std::smatch m;
+      if (!std::regex_search(text, m, copy_item)) continue;
+      const std::string destination = lower(m[2].str());
+      const std::string sources = m[1].str();
+      for (auto it = std::sregex_iterator(sources.begin(), sources.end(), literal); it != std::sregex_iterator();
+           ++it) {
+        const std::string source = lower((*it)[1].str());
+        const auto cut = source.find_last_of("\\/");
+        if (cut != std::string::npos && source.substr(0, cut) == destination)
+          fail("finding " + f.value("id", "") + " copies a file onto itself: " + text);
+      }
+    }
+  }
   if (s.healthy) {
     // `dlldoctor check` runs several processes: its verdict says whether each loads.
     if (is_check_report(report)) {
@@ -498,6 +519,16 @@ std::vector<std::string> check_report(const Scenario& s, const json& report, int
     check_field("file_version", m.file_version);
     check_field("api_set_host", m.api_set_host);
     check_field("windows_path", m.windows_path);
+    if (m.owner) {
+      // "none", or "<kind> <name>[ <version>]": who installed the copy (issue 41).
+      const json owner = got->value("owner", json());
+      std::string shown = "none";
+      if (owner.is_object()) {
+        shown = owner.value("kind", "") + " " + owner.value("name", "");
+        if (owner.value("version", json()).is_string()) shown += " " + owner["version"].get<std::string>();
+      }
+      if (shown != *m.owner) fail(where + "owner " + shown + ", expected " + *m.owner);
+    }
     if (m.assumed && got->value("assumed", json()) != *m.assumed)
       fail(where + "assumed " + describe(got->value("assumed", json())) + ", expected " +
            (*m.assumed ? "true" : "false"));

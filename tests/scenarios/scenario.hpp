@@ -23,7 +23,7 @@ struct ScenarioFile {
 // [modules."name"]: every key is optional; absent keys are not checked.
 struct ModuleExpectation {
   std::string name;
-  std::optional<std::string> status, path, found_by, load, machine, file_version, api_set_host, windows_path;
+  std::optional<std::string> status, path, found_by, load, machine, file_version, api_set_host, windows_path, owner;
   std::optional<bool> assumed;
   std::optional<std::vector<std::string>> shadowed;           // exact set, relative to {root}
   std::vector<std::pair<std::string, std::string>> verdicts;  // candidate path -> verdict

@@ -98,6 +98,8 @@ constexpr const char* kStackSummary =
     "checks the report's stack summary (issue 10), a view of the closure; which files load on its tree is "
     "what other scenarios compare with Wine";
 constexpr NotRun kNotRun[] = {
+    {"owners_cuda_toolkit", kProbedAsHost},
+    {"owners_python_packages", kRecipe},
     {"altered_search_path_finds_dependency", kProbedAsHost},
     {"healthy_plugin_altered_search_path_own_onnxruntime", kOwnWindowsFolders},
     {"framework_ctranslate2_cuda_path_set_dll_directory", kOwnWindowsFolders},

@@ -27,13 +27,14 @@ struct CopySource {
     NextToMainDll,     // the folder of a family's main DLL that loaded
     NextToImporter,    // the folder of `module`, which imports the missing DLL
     NextToLoaded,      // the folder of `module`, loaded in the process
+    InPackage,         // a folder of the package of `module`, which imports the missing DLL
     BesideImporter,    // the folder of `module`, which imports a DLL that loaded from elsewhere
     BesideProgram,     // the program's folder, for a DLL that loaded from elsewhere
     SearchPath,        // a folder the process searches
     Scan,              // a copy --scan found
   };
   Kind kind = Kind::LookIn;
-  std::string module;  // the module it lies beside (NextToImporter, NextToLoaded, BesideImporter)
+  std::string module;  // the module it lies beside (NextToImporter, NextToLoaded, BesideImporter, InPackage)
 
   // As a report says it: "look-in", "next to its importer app.exe", "user PATH (registry)", ...
   std::string text() const;
@@ -78,6 +79,13 @@ struct InventoryRequest {
     CopySource source;
   };
   std::vector<NamedFile> files;
+  // The packages of DLLs that import a missing one (InPackage): from `folder` up to the package's root.
+  struct PackageSearch {
+    std::string folder;  // host folder of the importer
+    std::string module;  // the importer
+  };
+  std::vector<PackageSearch> packages;
+  std::vector<std::string> package_markers, package_boundaries, package_dll_folders;  // [machine]
 };
 
 Inventory build_inventory(const Environment& environment, const InventoryRequest& request, FileSystem& files,

@@ -49,6 +49,8 @@ struct ModuleShown {
   std::string version;                          // the file version; empty when none
   std::optional<resolve::SearchStep> found_by;  // none when not found
   std::string load;                             // "program", "static", "delay", "runtime", ...
+  std::string owner;                            // who installed the copy (session::Owner::text); empty: unknown
+  std::string owner_kind;                       // session::Owner::kind
   bool failed() const { return state == State::NotFound || state == State::CannotLoad; }
 };
 

@@ -135,7 +135,12 @@ struct MachinePlaces {
   std::vector<std::string> driver_store;       // the display driver's packages (DriverStore\FileRepository)
   std::vector<std::string> driver_store_dlls;  // the files of a package that say its driver: nvcuda64.dll
   std::vector<std::string> cuda_in_path;       // regexes whose first group is a cuDNN copy's CUDA major
-  std::string source;                          // file:line of the first [machine] table
+  // A package's root above a DLL that needs a missing one: the folder holding one of package_markers, or the
+  // folder right inside one of package_boundaries; package_dll_folders are where packages keep their DLLs.
+  std::vector<std::string> package_markers;      // file names: package.json
+  std::vector<std::string> package_boundaries;   // folder names: site-packages, node_modules
+  std::vector<std::string> package_dll_folders;  // relative to a package's root: lib, build\Release, ...
+  std::string source;                            // file:line of the first [machine] table
 };
 
 struct RuleData {

@@ -14,6 +14,7 @@
 #include "dlldoctor/recipes/expand.hpp"
 #include "dlldoctor/rules/probe_comparison.hpp"
 #include "dlldoctor/session/machine.hpp"
+#include "dlldoctor/session/owners.hpp"
 #include "dlldoctor/session/stack.hpp"
 
 namespace dlldoctor::session {
@@ -68,6 +69,7 @@ struct ExplainRun {
   pipeline::Diagnosis diagnosis;      // the closure, the search order, the findings
   std::optional<plan::Plan> plan;     // when there is an error or a warning to mend
   std::optional<rules::ProbeResult> probe;
+  std::vector<std::optional<Owner>> owners;  // per module of the closure: who installed the copy that loads
 
   // The conclusions, computed once from the above.
   Stack stack;

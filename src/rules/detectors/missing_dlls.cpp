@@ -363,6 +363,11 @@ bool missing_runtime(Context& c) {
   // no fix, and copying it would pair the program with a loader that does not match the installed driver.
   if (!c.copies.empty() && c.family->kind != "driver") {
     const env::DllCopy& copy = *c.copies.front();
+    // A copy beside the DLL that needs it (or beside a loaded one, or in its package) is not missing: the load call did
+    // not search there, which not-on-search-path explains; copying it "next to its importer" would copy it onto itself.
+    if (copy.source.kind == env::CopySource::Kind::NextToImporter ||
+        copy.source.kind == env::CopySource::Kind::NextToLoaded || copy.source.kind == env::CopySource::Kind::InPackage)
+      return false;
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
     vars["target_folder"] = target.empty() ? folder_of(detail::shown(copy)) : target;
@@ -452,6 +457,14 @@ bool not_on_search_path(Context& c) {
                 {{"dll", c.module.name},
                  {"copy", detail::shown(copy)},
                  {"beside", beside},
+                 {"needed_by", detail::first_needed_by(c.module)},
+                 {"folder", folder}},
+                c.evidence, c.severity, c.related);
+  } else if (copy.source.kind == env::CopySource::Kind::InPackage) {
+    c.evidence["package_of"] = copy.source.module;
+    c.sink.emit("not-on-search-path", "in_package", c.module.name,
+                {{"dll", c.module.name},
+                 {"copy", detail::shown(copy)},
                  {"needed_by", detail::first_needed_by(c.module)},
                  {"folder", folder}},
                 c.evidence, c.severity, c.related);
