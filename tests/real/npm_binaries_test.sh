@@ -86,6 +86,27 @@ dml = modules.get('directml.dll', {})
 expect(dml.get('path') == folder + '/DirectML.dll' and dml.get('load') == 'delay',
        'DirectML.dll: %s %s' % (dml.get('path'), dml.get('load')))
 expect(str(dml.get('file_version', '')).startswith('1.'), 'DirectML.dll version: %s' % dml.get('file_version'))
+for name in ('onnxruntime_binding.node', 'onnxruntime.dll', 'directml.dll'):
+    owner = modules.get(name, {}).get('owner') or {}
+    expect((owner.get('kind'), owner.get('name'), owner.get('version')) == ('npm_package', 'onnxruntime-node', '1.30.0'),
+           '%s: owner %s' % (name, owner))
+"
+
+# The same package with its DLLs moved to lib\ (where many packages keep them, with an index.js that puts
+# that folder on PATH): loaded by itself, onnxruntime.dll is not found, and the finding names the copy in the
+# addon's own package and plans that folder on PATH.
+cp -r "$work/ort/package" "$work/ort-lib"
+mkdir -p "$work/ort-lib/lib"
+mv "$work/ort-lib/bin/napi-v6/win32/x64/"*.dll "$work/ort-lib/lib/"
+run "$work/ort-lib.json" 1 --sysroot "$work/sys" --assume-system-dlls --host 'C:\app\MyElectronApp.exe' \
+  --load "$work/ort-lib/bin/napi-v6/win32/x64/onnxruntime_binding.node" --profile node-addon
+check "onnxruntime-node with its DLLs in lib\\: the copy in the addon's package is named, PATH planned" 1 "$work/ort-lib.json" "
+found = [f for f in report['findings'] if f['id'] == 'not-on-search-path' and f['module'].lower() == 'onnxruntime.dll']
+expect(found and 'own package has a copy' in found[0]['message'],
+       'findings: %s' % [(f['id'], f['message']) for f in report['findings']])
+expect(found and found[0]['evidence']['copies'][0]['path'] == '$work/ort-lib/lib/onnxruntime.dll',
+       'copy: %s' % (found and found[0]['evidence']['copies']))
+expect(report['plan'] and report['plan']['verified'], 'plan: %s' % report['plan'])
 "
 
 # The same addon on a Windows without the Visual C++ runtime: the real import tables name it.
@@ -109,6 +130,8 @@ for name in ('libvips-42.dll', 'libvips-cpp-8.18.7.dll'):
     m = modules.get(name, {})
     expect(m.get('path') == folder + '/' + name and m.get('found_by') == 'dll_load_dir',
            '%s: %s %s' % (name, m.get('path'), m.get('found_by')))
+    owner = m.get('owner') or {}
+    expect((owner.get('kind'), owner.get('name')) == ('npm_package', '@img/sharp-win32-x64'), '%s: owner %s' % (name, owner))
 "
 
 # inspect lists the delay import the hook answers and the providers named only in data.
