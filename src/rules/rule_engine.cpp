@@ -332,6 +332,10 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
       request.install_places.push_back(variable.value + "\\bin");
     }
   }
+  for (const graph::Module& module : closure.modules) {
+    if (module.resolution.path && module.resolution.failure == resolve::Failure::None)
+      request.owned.push_back(*module.resolution.path);
+  }
   request.package_markers = rules.machine.package_markers;
   request.package_boundaries = rules.machine.package_boundaries;
   request.package_dll_folders = rules.machine.package_dll_folders;
@@ -387,6 +391,7 @@ RuleOutput run_rules(const RuleInput& input) {
   detect_versions(input, sink);
   detect_path_defects(input, sink);
   detect_names_in_data(input, sink);
+  detect_shared_files(input, sink);
   RuleOutput output = sink.take();
   if (auto words = outcome_words(input)) {
     output.outcome_error = words->error;

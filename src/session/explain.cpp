@@ -184,7 +184,7 @@ Result<ExplainRun> explain(Machine& machine, const ExplainRequest& request) {
   auto diagnosis = pipeline::diagnose(run.request, environment, rules, options, files, machine.images());
   if (!diagnosis) return diagnosis.error();
   run.diagnosis = std::move(diagnosis).value();
-  run.owners = find_owners(run.closure(), environment, rules, files);
+  run.owners = find_owners(run.closure(), environment, run.diagnosis.inventory, rules);
   // The plan is made before a probe adds its findings: those say where the prediction is wrong, which no
   // change to the machine mends.
   if (request.plan && something_to_mend(run.diagnosis))

@@ -3,6 +3,7 @@
 // user names (--look-in), in the usual install places under the sysroot and in the registry's PATH, and
 // which family DLLs each searched folder holds. The rule engine reads this; it never walks disks itself.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/env/environment.hpp"
+#include "dlldoctor/env/packages.hpp"
 #include "dlldoctor/pe/image.hpp"
 #include "dlldoctor/pe/image_cache.hpp"
 
@@ -60,6 +62,8 @@ struct FolderContents {
 struct Inventory {
   std::vector<DllCopy> copies;                 // copies of wanted names found off the search path
   std::vector<FolderContents> search_folders;  // interesting DLLs of each searched folder
+  // The packages whose manifests claim each loaded module's file (host path), for those some package claims.
+  std::map<std::string, std::vector<PackageClaim>> claims;
 };
 
 struct InventoryRequest {
@@ -86,6 +90,7 @@ struct InventoryRequest {
   };
   std::vector<PackageSearch> packages;
   std::vector<std::string> package_markers, package_boundaries, package_dll_folders;  // [machine]
+  std::vector<std::string> owned;  // host paths of the loaded modules, whose packages are looked up
 };
 
 Inventory build_inventory(const Environment& environment, const InventoryRequest& request, FileSystem& files,

@@ -207,6 +207,7 @@ void detect_path_defects(const RuleInput& input, FindingSink& sink);
 void detect_missing_exports(const RuleInput& input, FindingSink& sink);
 void detect_versions(const RuleInput& input, FindingSink& sink);
 void detect_names_in_data(const RuleInput& input, FindingSink& sink);
+void detect_shared_files(const RuleInput& input, FindingSink& sink);
 void detect_mixed_generations(const std::vector<env::FolderContents>& folders, const RuleData& rules,
                               FindingSink& sink);
 void detect_incomplete_sets(const std::vector<env::FolderContents>& folders, const RuleData& rules, FindingSink& sink);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dlldoctor/env/environment.hpp"
-#include "dlldoctor/env/file_system.hpp"
+#include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
 
@@ -26,6 +26,6 @@ struct Owner {
 
 // One entry per module of `closure`, in its order: the owner of the copy that loads, when known.
 std::vector<std::optional<Owner>> find_owners(const graph::Closure& closure, const env::Environment& environment,
-                                              const rules::RuleData& rules, env::FileSystem& files);
+                                              const env::Inventory& inventory, const rules::RuleData& rules);
 
 }  // namespace dlldoctor::session
