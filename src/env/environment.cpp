@@ -628,6 +628,15 @@ Result<Environment> environment_from_flags(const EnvironmentFlags& flags, FileSy
         "no --path: PATH is the one a process started now gets from the registry under --sysroot (the machine "
         "PATH, then the user PATH, %VARIABLES% expanded); --path replaces it");
   }
+  // Away from Windows nothing says what PATH the program gets: say which one was judged, and how to give the
+  // real one, rather than let "not found" read as a fact of the user's machine.
+  if (!environment.host_paths_are_windows && flags.path.empty() && environment.path.empty()) {
+    environment.notes.push_back(
+        "PATH judged: empty. No --path was given and no registry PATH was read, so every DLL the program finds "
+        "only through PATH is reported missing; give the PATH the program really gets with --path "
+        "'C:\\A;C:\\B', --env FILE (dlldoctor snapshot on that machine), or --sysroot with its Windows "
+        "drive (the registry's PATH)");
+  }
   environment.safe_dll_search_mode = flags.safe_dll_search_mode.value_or(hive.safe_dll_search_mode.value_or(true));
 
   if (flags.known_dlls) {

@@ -43,7 +43,9 @@ void append_error_text(TextOut& out, const std::optional<rules::LoaderErrorText>
                        const std::vector<std::string>& says) {
   if (!error && says.empty()) return;
   out.wrapped("  ", error_heading(error, !says.empty()), kTextWidth - 2, "    ");
-  for (const std::string& line : says) out.line("    " + line);
+  // Wrapped at words like the rest of the prose (a search box reads a line break as a space); a path in it
+  // stays whole. Markdown and HTML keep each line as it appears.
+  for (const std::string& line : says) out.wrapped("    ", line, kTextWidth - 4, "      ");
 }
 
 // In a code block: the text as it appears, searchable and never reflowed.
