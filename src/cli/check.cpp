@@ -28,6 +28,7 @@ struct CheckOptions {
   std::string output;
   std::string fix_script;
   bool no_color = false;
+  OutputHabits habits;
 };
 
 int fail(const std::string& message) {
@@ -35,7 +36,9 @@ int fail(const std::string& message) {
   return kExitFailure;
 }
 
-int run_check(const CheckOptions& options) {
+int run_check(const CheckOptions& given) {
+  CheckOptions options = given;
+  if (apply_output_habits(options.habits, options.format, options.no_color) != kExitOk) return kExitFailure;
   if (!has_writer(report::check_writers(), options.format, "check")) return kExitFailure;
 #ifndef _WIN32
   // Away from Windows there is no machine to look at but a mounted drive: a snapshot alone holds the PATH and
@@ -77,7 +80,7 @@ int run_check(const CheckOptions& options) {
                        {stamp.tool_version, "dlldoctor check", run->verdict.text}) != kExitOk)
     return kExitFailure;
   if (write_report(report::check_writers(), options.format, view, options.output,
-                   {use_color(options.no_color, options.output)}, "check") != kExitOk)
+                   {use_color(options.habits, options.no_color, options.output)}, "check") != kExitOk)
     return kExitFailure;
   return run->exit_status() == 0 ? kExitOk : kExitFindings;
 }
@@ -127,6 +130,8 @@ Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags) {
   command->add_option("--fix-script", options->fix_script,
                       "Also write the checked plan as a PowerShell script (FILE.ps1) to read and run on the machine");
   command->add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
+  CommandBinder bind(*command);
+  bind_output_habits(bind, options->habits, true);
   one_value_each(command->add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)"));
   command->footer(
       "Examples:\n  dlldoctor check                  (on Windows: this machine)\n"

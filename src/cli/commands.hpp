@@ -78,6 +78,23 @@ class FlagBinder {
   const CommandLine& line_;
 };
 
+// The same calls as FlagBinder, binding onto a subcommand whatever the command line names (the subcommands
+// are set up only when named), so that one binding function serves both.
+class CommandBinder {
+ public:
+  explicit CommandBinder(CLI::App& command) : command_(command) {}
+  template <typename T>
+  CLI::Option* option(const std::string& names, T& target, const std::string& description) {
+    return one_value_each(command_.add_option(names, target, description));
+  }
+  CLI::Option* flag(const std::string& names, bool& target, const std::string& description) {
+    return command_.add_flag(names, target, description);
+  }
+
+ private:
+  CLI::App& command_;
+};
+
 // A subcommand set up without `bind_flags` is only its name and help, for a command line that does not name
 // it (src/cli/main.cpp); its runner is then empty, never called.
 Runner setup_inspect(CLI::App& app, bool bind_flags);

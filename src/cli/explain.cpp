@@ -35,6 +35,7 @@ struct ExplainOptions {
   std::string wrong_machine = "fail";
   std::string format = "text";
   bool no_color = false;
+  OutputHabits habits;
   std::vector<std::string> rules;
   std::vector<std::string> look_in;
   std::vector<std::string> scan;
@@ -169,7 +170,9 @@ session::Probe probe_of(const ExplainOptions& options) {
   };
 }
 
-int run_explain(const ExplainOptions& options) {
+int run_explain(const ExplainOptions& given) {
+  ExplainOptions options = given;
+  if (apply_output_habits(options.habits, options.format, options.no_color) != kExitOk) return kExitFailure;
   if (!options.host.empty() && !options.program.empty())
     return fail("give a program (dlldoctor APP.exe) or a host (--host APP.exe --load X), not both: with --host, " +
                 options.program + " would be ignored");
@@ -180,6 +183,7 @@ int run_explain(const ExplainOptions& options) {
     command.format = options.format;
     command.output = options.output;
     command.no_color = options.no_color;
+    command.habits = options.habits;
     command.machine = machine_spec(options);
     command.machine.environment = !options.path.empty() || !options.sysroot.empty() || !options.cwd.empty()
                                       ? session::EnvironmentChoice::Flags
@@ -227,7 +231,7 @@ int run_explain(const ExplainOptions& options) {
                        {view.input().tool_version, run->closure().outcome.request, view.verdict()}) != kExitOk)
     return kExitFailure;
   if (write_report(report::closure_writers(), options.format, view, options.output,
-                   {use_color(options.no_color, options.output)}, "the report") != kExitOk)
+                   {use_color(options.habits, options.no_color, options.output)}, "the report") != kExitOk)
     return kExitFailure;
   return run->exit_status() == 0 ? kExitOk : kExitFindings;
 }
@@ -297,6 +301,7 @@ Runner bind_simulation(CLI::App& app, const CommandLine& line, std::shared_ptr<E
               "shown and scripted as Windows paths (repeatable)",
               environment);
   bind.flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
+  bind_output_habits(bind, options->habits, true);
   bind.option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
   bind.option("--look-in", options->look_in,
               "A folder to search (recursively) for copies of DLLs that are not found (repeatable)");
@@ -335,8 +340,9 @@ Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine&
     // simulates no program and no LoadLibrary call.
     const int refused = refuse_options_except(
         app,
-        {"--scan", "--all-dlls", "--format", "--output", "--no-color", "--rules", "--sysroot", "--path", "--cwd",
-         "--safe-dll-search-mode", "--known-dlls", "--windows-user", "--assume-system-dlls"},
+        {"--scan", "--all-dlls", "--format", "--output", "--no-color", "--json", "--quiet", "--color", "--rules",
+         "--sysroot", "--path", "--cwd", "--safe-dll-search-mode", "--known-dlls", "--windows-user",
+         "--assume-system-dlls"},
         "--scan", "a scan lists the copies in folders, it simulates no program or LoadLibrary call");
     return refused != kExitOk ? refused : run_explain(given);
   });

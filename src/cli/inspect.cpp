@@ -16,9 +16,12 @@ struct InspectOptions {
   std::vector<std::string> files;
   std::string format = "text";
   std::string output;
+  OutputHabits habits;
 };
 
-int run_inspect(const InspectOptions& options) {
+int run_inspect(const InspectOptions& given) {
+  InspectOptions options = given;
+  if (apply_output_habits(options.habits, options.format, false) != kExitOk) return kExitFailure;
   int status = kExitOk;
   pe::ReadParts parts;
   parts.named_in_data = true;
@@ -54,6 +57,8 @@ Runner setup_inspect(CLI::App& app, bool bind_flags) {
       ->check(CLI::IsMember(report::writer_names(report::image_writers())))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+  CommandBinder bind(*command);
+  bind_output_habits(bind, options->habits, false);
   command->footer(
       "Examples:\n  dlldoctor inspect cudnn64_9.dll\n  dlldoctor inspect --format json -o app.json app.exe");
   return [options] { return run_inspect(*options); };

@@ -76,9 +76,35 @@ int write_fix_script(const plan::Plan* plan, const std::string& path, report::Sc
   return write_output(*script, path);
 }
 
-bool use_color(bool no_color_flag, const std::string& output_file) {
+bool use_color(const OutputHabits& habits, bool no_color_flag, const std::string& output_file) {
+  if (habits.color == "always") return true;
+  if (habits.color == "never" || no_color_flag) return false;
   const char* no_color = std::getenv("NO_COLOR");
-  return !no_color_flag && (no_color == nullptr || *no_color == '\0') && output_file.empty() && is_terminal(stdout);
+  return (no_color == nullptr || *no_color == '\0') && output_file.empty() && is_terminal(stdout);
+}
+
+int apply_output_habits(const OutputHabits& habits, std::string& format, bool no_color) {
+  if (habits.json) {
+    if (format != "text" && format != "json") {
+      print_message("--json is --format json: --format " + format + " contradicts it");
+      return kExitFailure;
+    }
+    format = "json";
+  }
+  if (habits.color == "always" && no_color) {
+    print_message("--color always and --no-color contradict each other: give one");
+    return kExitFailure;
+  }
+#ifdef _WIN32
+  const char* nowhere = "NUL";
+#else
+  const char* nowhere = "/dev/null";
+#endif
+  if (habits.quiet && std::freopen(nowhere, "w", stdout) == nullptr) {
+    print_message(std::string("-q: cannot send the report to ") + nowhere);
+    return kExitFailure;
+  }
+  return kExitOk;
 }
 
 bool is_terminal(std::FILE* stream) {

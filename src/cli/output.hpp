@@ -90,11 +90,36 @@ int write_report(const report::Writers<View>& writers, const std::string& format
 // does not have, or the file cannot be written.
 int write_fix_script(const plan::Plan* plan, const std::string& path, report::ScriptHeader header);
 
+// The output habits of ripgrep, fd and most CLIs, the same on every command that prints a report: --json
+// for --format json, -q/--quiet for the exit status alone, and (where the text has colours) --color
+// auto|always|never beside --no-color.
+struct OutputHabits {
+  bool json = false;
+  bool quiet = false;
+  std::string color = "auto";
+};
+
+// Binds them through `bind` (a FlagBinder, or a CommandBinder for a subcommand).
+template <typename Binder>
+void bind_output_habits(Binder& bind, OutputHabits& habits, bool colours) {
+  bind.flag("--json", habits.json, "The same as --format json");
+  bind.flag("-q,--quiet", habits.quiet, "Print no report: the exit status alone says the verdict (-o still writes)");
+  if (!colours) return;
+  if (CLI::Option* color = bind.option("--color", habits.color,
+                                       "Colours in text output: auto (on a terminal, NO_COLOR unset), always, never"))
+    color->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+}
+
+// Applies them before anything is written: --json sets `format`, -q sends stdout nowhere. kExitFailure, with a
+// message, when they contradict the other flags (--json with another --format, --color always with
+// --no-color); kExitOk otherwise.
+int apply_output_habits(const OutputHabits& habits, std::string& format, bool no_color);
+
 // Whether a stream is a terminal (colours, progress): isatty on POSIX, _isatty on Windows.
 bool is_terminal(std::FILE* stream);
 
-// Colour in text written to stdout: only on a terminal, never with --no-color, -o FILE, or NO_COLOR set
-// to a non-empty value (no-color.org).
-bool use_color(bool no_color_flag, const std::string& output_file);
+// Colour in text: --color always, or (auto) only on a terminal, never with --no-color, --color never, -o FILE,
+// or NO_COLOR set to a non-empty value (no-color.org).
+bool use_color(const OutputHabits& habits, bool no_color_flag, const std::string& output_file);
 
 }  // namespace dlldoctor::cli

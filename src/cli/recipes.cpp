@@ -17,9 +17,12 @@ struct RecipesOptions {
   std::string format = "text";
   std::string output;
   std::string argv0;
+  OutputHabits habits;
 };
 
-int run_recipes(const RecipesOptions& options) {
+int run_recipes(const RecipesOptions& given) {
+  RecipesOptions options = given;
+  if (apply_output_habits(options.habits, options.format, false) != kExitOk) return kExitFailure;
   session::MachineSpec spec;
   spec.argv0 = options.argv0;
   spec.rules = options.rules;
@@ -48,6 +51,8 @@ Runner setup_recipes(CLI::App& app, const std::string& argv0, bool bind_flags) {
       ->check(CLI::IsMember(report::writer_names(report::recipes_writers())))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write the list to this file instead of stdout");
+  CommandBinder bind(*command);
+  bind_output_habits(bind, options->habits, false);
   command->footer("Examples:\n  dlldoctor recipes\n  dlldoctor recipes --rules my-rules --format json");
   return [options] { return run_recipes(*options); };
 }

@@ -47,7 +47,7 @@ int run_scan(const ScanCommand& command) {
   if (refuse_writing_over("-o", command.output, read) != kExitOk) return kExitFailure;
   const report::ScanView view(*run, report::Stamp::now());
   const int written = write_report(report::scan_writers(), command.format, view, command.output,
-                                   {use_color(command.no_color, command.output)}, "--scan");
+                                   {use_color(command.habits, command.no_color, command.output)}, "--scan");
   // The main command's contract: 1 when there is a finding of error severity, 2 when it could not run.
   if (written != kExitOk) return written;
   return view.errors() > 0 ? kExitFindings : kExitOk;

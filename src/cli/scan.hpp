@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/output.hpp"
 #include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
@@ -12,6 +13,7 @@ struct ScanCommand {
   std::string format = "text";
   std::string output;
   bool no_color = false;
+  OutputHabits habits;           // applied by the main command's runner
   session::MachineSpec machine;  // with an environment when env flags were given: say which copy would load
 };
 

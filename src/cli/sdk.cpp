@@ -23,6 +23,7 @@ struct SdkOptions {
   std::string argv0;
   std::string sysroot;            // a mounted Windows drive: the root may be its C:\ path
   std::vector<std::string> maps;  // --map HOSTDIR=WINDOWSDIR
+  OutputHabits habits;
 };
 
 std::uint16_t arch_machine(const std::string& arch) {
@@ -31,7 +32,9 @@ std::uint16_t arch_machine(const std::string& arch) {
   return pe::machine::kAmd64;
 }
 
-int run_sdk(const SdkOptions& options) {
+int run_sdk(const SdkOptions& given) {
+  SdkOptions options = given;
+  if (apply_output_habits(options.habits, options.format, false) != kExitOk) return kExitFailure;
   session::MachineSpec spec;
   spec.argv0 = options.argv0;
   // A mounted drive or a copied folder: the root may be its Windows path, and the settings use Windows paths.
@@ -75,6 +78,8 @@ Runner setup_sdk(CLI::App& app, const std::string& argv0, bool bind_flags) {
         ->check(CLI::IsMember({"x64", "x86", "arm64"}))
         ->capture_default_str();
     command->add_option("-o,--output", options->output, "Write the report to this file instead of stdout");
+    CommandBinder bind(*command);
+    bind_output_habits(bind, options->habits, false);
     command->add_option(
         "--sysroot", options->sysroot,
         "A mounted Windows drive: the root may be a C:\\ path on it, and the settings use Windows paths");
