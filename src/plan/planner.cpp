@@ -15,8 +15,10 @@ namespace dlldoctor::plan {
 
 namespace {
 
-// Steps a search tries before it settles for what it has; each trial is one whole diagnosis.
-constexpr std::size_t kMaxSteps = 6;
+// Plans up to kBeamSteps long are searched with a beam of kBeam; longer ones grow one best step a round, for
+// as long as each round heals something (eight vendor DLLs in eight folders need eight PATH entries). Each
+// trial is one whole diagnosis: kMaxTrials bounds a hostile input's plan, not an honest one's length.
+constexpr std::size_t kBeamSteps = 6;
 constexpr std::size_t kBeam = 3;
 constexpr std::size_t kMaxTrials = 300;
 
@@ -163,7 +165,7 @@ Plan make_plan(const std::vector<PlanInput>& inputs, const std::vector<const pip
   // better, so the plan never holds a step that does nothing, and the best few plans of each length go on
   // (the first step that helps most is not always the one a good plan starts with: renaming an old
   // dispatcher first, then completing the newer release's folder, beats completing the old one).
-  for (std::size_t length = 1; length <= kMaxSteps && best.score != healthy; ++length) {
+  for (std::size_t length = 1; best.score != healthy && search.trials() < kMaxTrials; ++length) {
     std::vector<State> next;
     for (const State& state : beam) {
       for (Step& step : search.candidates(state)) {
@@ -178,8 +180,13 @@ Plan make_plan(const std::vector<PlanInput>& inputs, const std::vector<const pip
     }
     if (next.empty()) break;
     std::stable_sort(next.begin(), next.end(), [](const State& a, const State& b) { return a.score < b.score; });
-    if (next.size() > kBeam) next.resize(kBeam);
-    if (next.front().score < best.score) best = next.front();
+    const std::size_t width = length < kBeamSteps ? kBeam : 1;
+    if (next.size() > width) next.resize(width);
+    const bool healed = next.front().score < best.score;
+    if (healed) best = next.front();
+    // Past the beam's length, a round that heals nothing ends the search (shorter plans keep a step that
+    // changes nothing yet: the first half of a pair).
+    if (!healed && length >= kBeamSteps) break;
     beam = std::move(next);
   }
   // Leave out any step the best plan does as well without.

@@ -115,11 +115,18 @@ void append_findings_text(TextOut& out, const FindingsShown& shown, const rules:
   }
 }
 
+// The finding's page in docs/findings/ (tests/support/finding_pages.py writes one per id): what it means, the
+// texts users see, how to fix it by hand.
+std::string finding_page(const std::string& id) {
+  return "https://github.com/dlldoctor/dlldoctor/blob/main/docs/findings/" + id + ".md";
+}
+
 void append_findings_markdown(TextOut& out, const FindingsShown& shown, const rules::RuleData* rules) {
   for (std::size_t i = 0; i < shown.findings.size(); ++i) {
     const rules::Finding& finding = *shown.findings[i];
     const rules::FailureMode* mode = rules ? rules->failure_mode(finding.failure_mode) : nullptr;
-    out.line(fmt::format("- **{}** `{}`{}: {}", rules::severity_name(finding.severity), finding.id,
+    out.line(fmt::format("- **{}** [`{}`]({}){}: {}", rules::severity_name(finding.severity), finding.id,
+                         finding_page(finding.id),
                          " (" + (mode ? mode->id + ": " : std::string()) + finding.title + ")", finding.message));
     const std::string in = found_in_text(shown, i);
     if (!in.empty()) {
@@ -162,9 +169,10 @@ void append_findings_html(TextOut& out, const FindingsShown& shown, const rules:
     const rules::FailureMode* mode = rules ? rules->failure_mode(finding.failure_mode) : nullptr;
     const std::string_view severity = rules::severity_name(finding.severity);
     out.line(fmt::format("<div class=\"finding\" id=\"finding-{}\">", i));
-    out.line(fmt::format("<p><span class=\"severity severity-{}\">{}</span> <code>{}</code> {}{}</p>", severity,
-                         severity, html_text(finding.id), html_text(mode ? mode->id + ": " : std::string()),
-                         html_text(finding.title)));
+    out.line(
+        fmt::format("<p><span class=\"severity severity-{}\">{}</span> <a href=\"{}\"><code>{}</code></a> {}{}</p>",
+                    severity, severity, html_text(finding_page(finding.id)), html_text(finding.id),
+                    html_text(mode ? mode->id + ": " : std::string()), html_text(finding.title)));
     out.line("<p>" + html_text(finding.message) + "</p>");
     const std::string in = found_in_text(shown, i);
     if (!in.empty()) out.line("<p class=\"why\">In: " + html_text(in) + "</p>");

@@ -57,7 +57,7 @@ for suite in buster bullseye bookworm; do
   echo "debootstrap $suite from $mirror failed (last line: $(tail -1 "$cache/$suite.log"))"
 done
 [ -n "$root" ] || fail "debootstrap reached none of buster, bullseye, bookworm at $mirror"
-glibc=$(chroot "$root" ldd --version | head -1)
+glibc=$(chroot "$root" ldd --version 2>&1 | sed -n 1p)
 echo "root file system: $(basename "$root"), $glibc"
 
 rm -rf "$root/opt/dlldoctor-test"

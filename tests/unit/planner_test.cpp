@@ -175,3 +175,27 @@ TEST_CASE("planner: a DLL no step can bring gives a plan that is not verified an
   for (const rules::Finding& finding : planning.before.rules.findings)
     CHECK(plan::steps_mending(plan, finding).empty());
 }
+
+TEST_CASE("planner: no plan is cut short by a step budget while its steps still heal something") {
+  // Eight vendor DLLs, each only in a folder of its own off the search path: eight PATH entries, no fewer.
+  test::MemoryWorld world;
+  std::vector<std::pair<std::string, std::vector<std::string>>> imports;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dll = "vendor" + std::to_string(i) + ".dll";
+    world.add_dll("vendor" + std::to_string(i) + "/" + dll, {"F"});
+    imports.push_back({dll, {"F"}});
+  }
+  world.add_program("app/app.exe", imports);
+  graph::ClosureRequest request = test::startup_of(root_path("app/app.exe"));
+  pipeline::DiagnoseOptions diagnosis;
+  for (int i = 0; i < 8; ++i) diagnosis.look_in.push_back(root_path("vendor" + std::to_string(i)));
+  auto before =
+      pipeline::diagnose(request, world.environment, *test::source_rules(), diagnosis, world.files(), world.images());
+  REQUIRE(before);
+  CHECK(!before->closure.outcome.ok);
+  const plan::Plan plan = plan::make_plan(
+      {request, world.environment, *test::source_rules(), diagnosis, world.files(), world.images()}, *before);
+  CHECK(plan.verified);
+  CHECK(plan.steps.size() == 8);
+  for (const plan::Step& step : plan.steps) CHECK(step.change.kind == "path_add");
+}
