@@ -12,15 +12,8 @@ work=$3
 cache=$4
 mirror=${DLLDOCTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 oldest_glibc=2.28
-
-skip() {
-  echo "skipped, $1"
-  exit 77
-}
-fail() {
-  echo "FAILED: $1" >&2
-  exit 1
-}
+# shellcheck source=verdicts.sh
+source "$(dirname "${BASH_SOURCE[0]}")/verdicts.sh"
 [ -n "$dlldoctor" ] || skip "no Release binary was named (configure with -DDLLDOCTOR_RELEASE_BINARY=PATH; ./dev.sh test does)"
 [ -x "$dlldoctor" ] || fail "$dlldoctor is not an executable file"
 command -v objdump >/dev/null || skip "missing: objdump (Debian package binutils)"

@@ -12,15 +12,8 @@ example=$3
 work=$4
 here=$(cd "$(dirname "$0")/../.." && pwd)
 wine=/usr/lib/wine/wine64
-
-skip() {
-  echo "skipped, $1"
-  exit 77
-}
-fail() {
-  echo "FAILED: $1" >&2
-  exit 1
-}
+# shellcheck source=verdicts.sh
+source "$(dirname "${BASH_SOURCE[0]}")/verdicts.sh"
 [ -x "$wine" ] || skip "missing: $wine (Debian package wine64; ./dev.sh test installs it)"
 python3 -c 'import venv, ensurepip' 2>/dev/null || skip "missing: python3's venv and ensurepip (Debian package python3-venv)"
 python3 -c 'import yaml' 2>/dev/null || skip "missing: python3's yaml module (Debian package python3-yaml)"
