@@ -201,9 +201,10 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
     if (std::none_of(inventory.copies.begin(), inventory.copies.end(), same))
       inventory.copies.push_back(describe(environment, wanted.folder, base_name(*found), wanted.source, files, images));
   }
+  PackageClaims packages(files);
   for (const std::string& path : request.owned) {
     if (inventory.claims.count(path)) continue;
-    std::vector<PackageClaim> claims = package_claims(path, files);
+    std::vector<PackageClaim> claims = packages.of(path);
     if (!claims.empty()) inventory.claims.emplace(path, std::move(claims));
   }
   if (request.wanted.empty()) return inventory;
