@@ -11,6 +11,27 @@
 
 namespace dlldoctor::rules {
 
+std::optional<std::string> toolkit_root(const MachinePlaces& places, const env::Environment& environment,
+                                        const std::string& windows_folder) {
+  std::vector<std::string> roots = places.toolkits;
+  for (const auto& [name, variable] : environment.variables) {
+    for (const std::string& pattern : places.toolkit_variables) {
+      if (env::wildcard_match(pattern, name)) roots.push_back(variable.value);
+    }
+  }
+  for (const std::string& bin : places.toolkit_bins) {
+    const std::string suffix = "\\" + bin;
+    if (windows_folder.size() <= suffix.size() ||
+        ascii_lower(windows_folder.substr(windows_folder.size() - suffix.size())) != ascii_lower(suffix))
+      continue;
+    const std::string root = windows_folder.substr(0, windows_folder.size() - suffix.size());
+    for (const std::string& pattern : roots) {
+      if (env::wildcard_match(pattern, root)) return root;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string display_path(const std::optional<std::string>& windows, const std::string& host) {
   return windows ? *windows : host;
 }

@@ -5,34 +5,13 @@
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/inventory.hpp"
+#include "dlldoctor/rules/rule_engine.hpp"
 
 namespace dlldoctor::session {
 namespace {
 
 bool in_folder(const std::string& windows_folder, const env::FolderRef& folder) {
   return folder.windows && same_path(windows_folder, *folder.windows);
-}
-
-// The toolkit root whose DLL folder `windows_folder` is: [machine] toolkits and the CUDA_PATH variables.
-std::optional<std::string> toolkit_root(const std::string& windows_folder, const env::Environment& environment,
-                                        const rules::MachinePlaces& places) {
-  std::vector<std::string> roots = places.toolkits;
-  for (const auto& [name, variable] : environment.variables) {
-    for (const std::string& pattern : places.toolkit_variables) {
-      if (env::wildcard_match(pattern, name)) roots.push_back(variable.value);
-    }
-  }
-  for (const std::string& root : roots) {
-    for (const std::string& bin : places.toolkit_bins) {
-      const std::string suffix = "\\" + bin;
-      if (windows_folder.size() <= suffix.size() ||
-          ascii_lower(windows_folder.substr(windows_folder.size() - suffix.size())) != ascii_lower(suffix))
-        continue;
-      const std::string found = windows_folder.substr(0, windows_folder.size() - suffix.size());
-      if (env::wildcard_match(root, found)) return found;
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -80,7 +59,7 @@ std::vector<std::optional<Owner>> find_owners(const graph::Closure& closure, con
       continue;
     }
     if (!windows_folder.empty()) {
-      if (const auto root = toolkit_root(windows_folder, environment, rules.machine)) {
+      if (const auto root = rules::toolkit_root(rules.machine, environment, windows_folder)) {
         std::string version = base_name(*root);
         if (!version.empty() && (version.front() == 'v' || version.front() == 'V')) version.erase(0, 1);
         owners[i] = Owner{"cuda_toolkit", "CUDA Toolkit", version, windows_folder};

@@ -198,6 +198,10 @@ class FindingSink {
 
 // Shared helpers for detectors.
 std::string display_path(const std::optional<std::string>& windows, const std::string& host);
+// The CUDA toolkit root whose DLL folder (one of [machine] toolkit_bins) `windows_folder` is: a root of
+// [machine] toolkits, or one a toolkit variable (CUDA_PATH, CUDA_PATH_V12_4) names; none otherwise.
+std::optional<std::string> toolkit_root(const MachinePlaces& places, const env::Environment& environment,
+                                        const std::string& windows_folder);
 
 // Detectors, one per kind of check.
 void detect_missing_dlls(const RuleInput& input, FindingSink& sink);

@@ -312,16 +312,10 @@ bool in_pip_wheel(Context& c) {
   return true;
 }
 
-// Whether `copy` is in a CUDA toolkit's DLL folder, one of [machine] toolkits with one of its toolkit_bins.
-bool in_toolkit(const RuleData& rules, const env::DllCopy& copy) {
-  if (!copy.windows_path) return false;
-  const std::string folder = folder_of(*copy.windows_path);
-  for (const std::string& root : rules.machine.toolkits) {
-    for (const std::string& bin : rules.machine.toolkit_bins) {
-      if (env::wildcard_match(root + "\\" + bin, folder)) return true;
-    }
-  }
-  return false;
+// Whether `copy` is in a CUDA toolkit's DLL folder ([machine] toolkits, or one a CUDA_PATH variable names).
+bool in_toolkit(const RuleInput& input, const env::DllCopy& copy) {
+  return copy.windows_path &&
+         toolkit_root(input.rules.machine, input.environment, folder_of(*copy.windows_path)).has_value();
 }
 
 // Whether a KnownDLL (kernel32, user32, ...) that the process needs is missing: every Windows has those, so
@@ -371,7 +365,7 @@ bool missing_runtime(Context& c) {
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
     vars["target_folder"] = target.empty() ? folder_of(detail::shown(copy)) : target;
-    const char* variant = in_toolkit(c.input.rules, copy) ? "toolkit" : "copy_elsewhere";
+    const char* variant = in_toolkit(c.input, copy) ? "toolkit" : "copy_elsewhere";
     c.sink.emit("missing-runtime", variant, c.module.name, vars, c.evidence, c.severity, c.related);
     return true;
   }
