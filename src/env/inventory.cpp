@@ -71,9 +71,6 @@ void walk(const Environment& environment, const std::string& folder, int depth, 
   }
 }
 
-// How far above its importer a package's root may be (build\Release\x64\addon.node is three below).
-constexpr int kMaxPackageDepth = 5;
-
 bool name_in(const std::vector<std::string>& names, const std::string& name) {
   return std::any_of(names.begin(), names.end(),
                      [&](const std::string& n) { return ascii_lower(n) == ascii_lower(name); });
@@ -85,7 +82,7 @@ std::vector<std::string> package_folders(const InventoryRequest& request, const 
                                          FileSystem& files) {
   std::vector<std::string> chain;
   std::string at = folder;
-  for (int depth = 0; depth <= kMaxPackageDepth; ++depth) {
+  for (int depth = 0; depth < kMaxPackageDepth; ++depth) {
     if (name_in(request.package_boundaries, base_name(at))) return {};  // the boundary itself is no package
     chain.push_back(at);
     const std::string parent = folder_of(at);

@@ -12,8 +12,6 @@ namespace {
 
 // A manifest larger than this is not read (torch's RECORD is about 2 MB; conda-meta records less).
 constexpr std::size_t kMaxManifest = 32 * 1024 * 1024;
-// How far above a file its package's manifest may be (build\Release\x64\addon.node: three folders).
-constexpr int kMaxPackageDepth = 6;
 
 std::string relative_key(std::string text) {
   std::replace(text.begin(), text.end(), '\\', '/');

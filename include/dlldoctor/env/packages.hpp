@@ -12,6 +12,10 @@
 
 namespace dlldoctor::env {
 
+// How many folders, from a file's own upwards, may be searched for its package's root or manifest
+// (build\Release\x64\addon.node is three below its package.json).
+inline constexpr int kMaxPackageDepth = 6;
+
 struct PackageClaim {
   enum class Kind { Python, Conda, Npm };
   Kind kind = Kind::Python;
