@@ -153,6 +153,51 @@ Result<std::map<std::string, std::vector<std::string>>> host_fields(const rules:
   return host;
 }
 
+namespace {
+
+// The one field in which the steps of a kind may differ and still be one change, or "" for kinds whose
+// steps are each their own decision (a PATH entry is placed where it is, an installer is its own download).
+std::string list_field(const std::string& kind) {
+  if (kind == "install") return "names";
+  if (kind == "copy") return "from";
+  if (kind == "rename" || kind == "unblock") return "path";
+  return "";
+}
+
+void add_missing(std::vector<std::string>& to, const std::vector<std::string>& values) {
+  for (const std::string& value : values)
+    if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
+}
+
+bool one_folder(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() || b.empty()) return false;
+  const std::string folder = ascii_lower(folder_of(a.front()));
+  auto same = [&](const std::string& path) { return ascii_lower(folder_of(path)) == folder; };
+  return std::all_of(a.begin(), a.end(), same) && std::all_of(b.begin(), b.end(), same);
+}
+
+}  // namespace
+
+std::optional<Step> merged_step(const Step& a, const Step& b) {
+  const std::string field = list_field(a.change.kind);
+  if (field.empty() || a.change.kind != b.change.kind) return std::nullopt;
+  auto rest = [&](const rules::FixStep& change) {
+    auto fields = change.fields;
+    fields.erase(field);
+    return fields;
+  };
+  if (rest(a.change) != rest(b.change)) return std::nullopt;
+  // Renamed or unblocked files are one change only within one folder (one release's copy of a set).
+  if (field == "path" && !one_folder(a.change.values(field), b.change.values(field))) return std::nullopt;
+  Step merged = a;
+  add_missing(merged.change.fields[field], b.change.values(field));
+  if (auto host = b.host.find(field); host != b.host.end()) add_missing(merged.host[field], host->second);
+  for (const rules::FindingKey& key : b.mends)
+    if (std::find(merged.mends.begin(), merged.mends.end(), key) == merged.mends.end()) merged.mends.push_back(key);
+  merged.versions.insert(b.versions.begin(), b.versions.end());
+  return merged;
+}
+
 void apply_step(const Step& step, const std::vector<const graph::Closure*>& before, env::Environment& environment,
                 env::OverlayFileSystem& files, pe::ImageCache& images) {
   const rules::FixStep& change = step.change;

@@ -3,6 +3,7 @@
 // overlay of the file system, PATH changes to a copy of the environment, an installer's DLLs become
 // stand-in images with the name, machine, version and exports the closure asks of them.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ namespace dlldoctor::plan {
 Result<std::map<std::string, std::vector<std::string>>> host_fields(const rules::FixStep& step,
                                                                     const env::Environment& environment,
                                                                     env::FileSystem& files);
+
+// `a` and `b` as one step when they are one change to one place, told apart only by the files they take
+// (an install's names into one folder from one download, a copy's files into one folder, renames or
+// unblocks of files in one folder): the union, mending what both mend. None otherwise.
+std::optional<Step> merged_step(const Step& a, const Step& b);
 
 // Carries out `step` on the overlay and the environment. `before`: the closures the plan starts from (the
 // first one's process says the stand-ins' machine), whose importers say which exports a stand-in must have.

@@ -117,6 +117,21 @@ class Search {
         }
       }
     }
+    // Findings with one cause (one partial copy of a zip, one folder of old copies) are also offered as one
+    // step: the step a person would take, and one trial instead of one a finding.
+    const std::size_t singles = out.size();
+    std::vector<bool> grouped(singles, false);
+    for (std::size_t i = 0; i < singles; ++i) {
+      if (grouped[i]) continue;
+      std::optional<Step> group;
+      for (std::size_t j = i + 1; j < singles; ++j) {
+        if (auto merged = merged_step(group ? *group : out[i], out[j])) {
+          group = std::move(merged);
+          grouped[j] = true;
+        }
+      }
+      if (group) out.push_back(std::move(*group));
+    }
     return out;
   }
 
@@ -195,6 +210,26 @@ Plan make_plan(const std::vector<PlanInput>& inputs, const std::vector<const pip
     fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
     auto tried = search.run(fewer);
     if (tried && !(best.score < tried->score)) best = std::move(*tried);
+  }
+
+  // Steps found apart that are one change (a folder completed in two rounds) become one, where the plan
+  // does as well with it.
+  for (std::size_t i = 0; i < best.steps.size(); ++i) {
+    for (std::size_t j = i + 1; j < best.steps.size();) {
+      auto merged = merged_step(best.steps[i], best.steps[j]);
+      std::optional<State> tried;
+      if (merged) {
+        std::vector<Step> fewer = best.steps;
+        fewer[i] = std::move(*merged);
+        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(j));
+        tried = search.run(fewer);
+      }
+      if (tried && !(best.score < tried->score)) {
+        best = std::move(*tried);
+      } else {
+        ++j;
+      }
+    }
   }
 
   Plan plan;

@@ -8,6 +8,7 @@
 
 #include "dlldoctor/env/inventory.hpp"
 #include "dlldoctor/pipeline/diagnose.hpp"
+#include "plan/changes.hpp"
 #include "support/memory_world.hpp"
 
 using namespace dlldoctor;
@@ -198,4 +199,38 @@ TEST_CASE("planner: no plan is cut short by a step budget while its steps still 
   CHECK(plan.verified);
   CHECK(plan.steps.size() == 8);
   for (const plan::Step& step : plan.steps) CHECK(step.change.kind == "path_add");
+}
+
+TEST_CASE("planner: steps that are one change to one place merge; others stay apart") {
+  auto step = [](std::string kind, std::map<std::string, std::vector<std::string>> fields, std::string module) {
+    plan::Step out;
+    out.change.kind = std::move(kind);
+    out.change.fields = std::move(fields);
+    out.mends.push_back({"id", std::move(module)});
+    return out;
+  };
+  const std::string redist = "winget install Microsoft.VCRedist.2015+.x64";
+  const plan::Step msvcp =
+      step("install", {{"names", {"msvcp140.dll"}}, {"to", {"C:\\W"}}, {"command", {redist}}}, "a");
+  const plan::Step vcrt =
+      step("install", {{"names", {"vcruntime140.dll"}}, {"to", {"C:\\W"}}, {"command", {redist}}}, "b");
+  auto merged = plan::merged_step(msvcp, vcrt);
+  REQUIRE(merged);
+  CHECK(merged->change.values("names") == std::vector<std::string>{"msvcp140.dll", "vcruntime140.dll"});
+  CHECK(merged->change.values("to") == std::vector<std::string>{"C:\\W"});
+  CHECK(merged->mends.size() == 2);
+  // Another folder, another download: two changes.
+  CHECK(!plan::merged_step(msvcp,
+                           step("install", {{"names", {"x.dll"}}, {"to", {"C:\\V"}}, {"command", {redist}}}, "c")));
+  CHECK(!plan::merged_step(msvcp,
+                           step("install", {{"names", {"x.dll"}}, {"to", {"C:\\W"}}, {"command", {"other"}}}, "c")));
+  // Renames of one folder's files merge, of two folders' do not; PATH entries are each their own decision.
+  CHECK(plan::merged_step(step("rename", {{"path", {"C:\\old\\a.dll"}}}, "a"),
+                          step("rename", {{"path", {"C:\\old\\b.dll"}}}, "b")));
+  CHECK(!plan::merged_step(step("rename", {{"path", {"C:\\old\\a.dll"}}}, "a"),
+                           step("rename", {{"path", {"C:\\new\\b.dll"}}}, "b")));
+  CHECK(!plan::merged_step(step("path_add", {{"entry", {"C:\\a"}}, {"position", {"first"}}}, "a"),
+                           step("path_add", {{"entry", {"C:\\b"}}, {"position", {"first"}}}, "b")));
+  CHECK(!plan::merged_step(step("rename", {{"path", {"C:\\old\\a.dll"}}}, "a"),
+                           step("unblock", {{"path", {"C:\\old\\b.dll"}}}, "b")));
 }
