@@ -4,6 +4,7 @@
 
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
+#include "dlldoctor/env/archives.hpp"
 
 namespace dlldoctor::env {
 
@@ -60,15 +61,15 @@ void collect(const Environment& environment, const std::string& folder, const st
   }
 }
 
-void walk(const Environment& environment, const std::string& folder, int depth, std::size_t& budget,
-          const std::set<DllName>& wanted, FileSystem& files, pe::ImageCache& images, std::vector<DllCopy>& out) {
+// Calls visit(folder) for `folder` and the folders below it, as deep and as many as a --look-in may go.
+template <typename Visit>
+void walk(FileSystem& files, const std::string& folder, int depth, std::size_t& budget, Visit& visit) {
   if (budget == 0) return;
   --budget;
-  collect(environment, folder, wanted, {CopySource::Kind::LookIn, {}}, files, images, out);
+  visit(folder);
   if (depth >= kMaxLookInDepth) return;
-  for (const std::string& sub : files.folder_names(folder)) {
-    walk(environment, join_path(folder, sub), depth + 1, budget, wanted, files, images, out);
-  }
+  for (const std::string& sub : files.folder_names(folder))
+    walk(files, join_path(folder, sub), depth + 1, budget, visit);
 }
 
 bool name_in(const std::vector<std::string>& names, const std::string& name) {
@@ -111,6 +112,73 @@ std::optional<std::string> sub_folder(const std::string& root, const std::string
     start = end + 1;
   }
   return at;
+}
+
+// The folders of the importer's package the inventory searches: those above the importer's own up to the
+// package's root, and the root's usual DLL folders ([machine] package_dll_folders).
+std::vector<std::string> package_search_folders(const InventoryRequest& request,
+                                                const InventoryRequest::PackageSearch& package, FileSystem& files) {
+  const std::vector<std::string> chain = package_folders(request, package.folder, files);
+  if (chain.empty()) return {};
+  std::vector<std::string> folders(chain.begin() + 1, chain.end());
+  for (const std::string& relative : request.package_dll_folders) {
+    if (auto folder = sub_folder(chain.back(), relative, files)) folders.push_back(*folder);
+  }
+  return folders;
+}
+
+// How many archives one inventory opens at most: each is a file read, and a --look-in of a download
+// folder may hold hundreds.
+constexpr std::size_t kMaxArchives = 64;
+
+// Copies of `unfound` names inside the archives of the folders searched for copies: the asar beside an
+// importer's app.asar.unpacked folder, the importer's package, the --look-in folders.
+std::vector<PackedCopy> packed_copies(const Environment& environment, const InventoryRequest& request,
+                                      const std::set<DllName>& unfound, FileSystem& files) {
+  std::vector<std::pair<std::string, CopySource>> archives;
+  auto add = [&](const std::string& path, const CopySource& source) {
+    if (std::none_of(archives.begin(), archives.end(), [&](const auto& a) { return a.first == path; }))
+      archives.emplace_back(path, source);
+  };
+  auto archives_in = [&](const std::string& folder, const CopySource& source) {
+    for (const std::string& name : files.file_names(folder))
+      if (archive_kind(name)) add(join_path(folder, name), source);
+  };
+  for (const InventoryRequest::PackageSearch& package : request.packages) {
+    const CopySource source{CopySource::Kind::InPackage, package.module};
+    // Electron keeps an addon that asarUnpack names in resources\app.asar.unpacked\..., and the rest of
+    // the app in resources\app.asar beside that folder.
+    for (std::string at = package.folder; !at.empty() && folder_of(at) != at; at = folder_of(at)) {
+      const std::string name = base_name(at);
+      const std::string_view tail = ".unpacked";
+      if (name.size() <= tail.size() || ascii_lower(name.substr(name.size() - tail.size())) != tail) continue;
+      if (auto archive = files.find_file(folder_of(at), name.substr(0, name.size() - tail.size())))
+        add(*archive, source);
+      break;
+    }
+    archives_in(package.folder, source);
+    for (const std::string& folder : package_search_folders(request, package, files)) archives_in(folder, source);
+  }
+  std::size_t budget = kMaxLookInFolders;
+  auto look_in = [&](const std::string& folder) { archives_in(folder, {CopySource::Kind::LookIn, {}}); };
+  for (const std::string& folder : request.look_in) walk(files, folder, 0, budget, look_in);
+
+  std::vector<PackedCopy> packed;
+  if (archives.size() > kMaxArchives) archives.resize(kMaxArchives);
+  for (const auto& [path, source] : archives) {
+    const ArchiveKind kind = *archive_kind(base_name(path));
+    auto contents = read_contents(files, path);
+    if (!contents) continue;
+    // An archive that is damaged or not what its name says holds nothing the loader could want.
+    auto members = archive_members(contents->bytes, kind);
+    if (!members) continue;
+    for (const std::string& member : *members) {
+      const std::string name = member.substr(member.rfind('/') == std::string::npos ? 0 : member.rfind('/') + 1);
+      if (unfound.count(DllName::of_file(name)))
+        packed.push_back({name, member, path, windows_path_of(environment, path), kind, source});
+    }
+  }
+  return packed;
 }
 
 }  // namespace
@@ -213,21 +281,17 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
   // The importer's package: the folders up to its root (the importer's own is NextToImporter's) and the
   // root's usual DLL folders.
   for (const InventoryRequest::PackageSearch& package : request.packages) {
-    const std::vector<std::string> chain = package_folders(request, package.folder, files);
-    if (chain.empty()) continue;
-    std::vector<std::string> folders(chain.begin() + 1, chain.end());
-    for (const std::string& relative : request.package_dll_folders) {
-      if (auto folder = sub_folder(chain.back(), relative, files)) folders.push_back(*folder);
-    }
-    for (const std::string& folder : folders) {
+    for (const std::string& folder : package_search_folders(request, package, files)) {
       if (folder != package.folder && !searched_hosts.count(folder))
         collect(environment, folder, request.wanted, {CopySource::Kind::InPackage, package.module}, files, images,
                 inventory.copies);
     }
   }
   std::size_t budget = kMaxLookInFolders;
-  for (const std::string& folder : request.look_in)
-    walk(environment, folder, 0, budget, request.wanted, files, images, inventory.copies);
+  auto look_in = [&](const std::string& folder) {
+    collect(environment, folder, request.wanted, {CopySource::Kind::LookIn, {}}, files, images, inventory.copies);
+  };
+  for (const std::string& folder : request.look_in) walk(files, folder, 0, budget, look_in);
   for (const std::string& pattern : request.install_places) {
     for (const std::string& folder : matching_folders(environment, pattern, files)) {
       if (!searched_hosts.count(folder))
@@ -246,6 +310,12 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
       }
     }
   }
+  // Archives are opened only for a DLL found nowhere else: a real copy always says more.
+  std::set<DllName> unfound = request.wanted;
+  for (const DllCopy& copy : inventory.copies) unfound.erase(DllName::of_file(copy.name));
+  for (const FolderContents& folder : inventory.search_folders)
+    for (const DllCopy& copy : folder.dlls) unfound.erase(DllName::of_file(copy.name));
+  if (!unfound.empty()) inventory.packed = packed_copies(environment, request, unfound, files);
   return inventory;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlldoctor/core/dll_name.hpp"
+#include "dlldoctor/env/archives.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/packages.hpp"
 #include "dlldoctor/pe/image.hpp"
@@ -54,6 +55,16 @@ struct DllCopy {
   CopySource source;
 };
 
+// A wanted DLL found only inside an archive, which Windows' loader never opens.
+struct PackedCopy {
+  std::string name;     // as the archive spells it
+  std::string member;   // its path inside the archive, '/'-separated
+  std::string archive;  // host path of the archive
+  std::optional<std::string> windows_archive;
+  ArchiveKind kind = ArchiveKind::Zip;
+  CopySource source;  // where the archive lies: the importer's package, a --look-in folder
+};
+
 struct FolderContents {
   FolderRef folder;
   std::vector<DllCopy> dlls;  // the interesting DLLs it holds, by name
@@ -64,6 +75,8 @@ struct Inventory {
   std::vector<FolderContents> search_folders;  // interesting DLLs of each searched folder
   // The packages whose manifests claim each loaded module's file (host path), for those some package claims.
   std::map<std::string, std::vector<PackageClaim>> claims;
+  // Wanted names no folder holds a copy of, found inside archives (an Electron app's app.asar, a zip).
+  std::vector<PackedCopy> packed;
 };
 
 struct InventoryRequest {

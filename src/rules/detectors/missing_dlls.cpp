@@ -478,6 +478,32 @@ bool not_on_search_path(Context& c) {
   return true;
 }
 
+// Found only inside an archive (an Electron app's app.asar, a zip, a wheel): the copy is there, and the
+// loader cannot read it.
+bool packed(Context& c) {
+  const auto& packed = c.input.inventory.packed;
+  const auto copy = std::find_if(packed.begin(), packed.end(),
+                                 [&](const env::PackedCopy& p) { return DllName::of_file(p.name) == c.module.key; });
+  if (copy == packed.end()) return false;
+  const std::string archive = display_path(copy->windows_archive, copy->archive);
+  const char separator = archive.find('\\') != std::string::npos ? '\\' : '/';
+  std::string member = copy->member;
+  std::replace(member.begin(), member.end(), '/', separator);
+  // An asar's files go to the same place in the .unpacked folder beside it; a zip's next to it.
+  const std::string folder =
+      copy->kind == env::ArchiveKind::Asar ? folder_of(archive + ".unpacked" + separator + member) : folder_of(archive);
+  c.evidence["archive"] = archive;
+  c.evidence["member"] = copy->member;
+  c.sink.emit("not-installed", std::string("in_") + env::archive_kind_name(copy->kind), c.module.name,
+              {{"dll", c.module.name},
+               {"needed_by", detail::first_needed_by(c.module)},
+               {"archive", archive},
+               {"member", member},
+               {"folder", folder}},
+              c.evidence, c.severity, c.related);
+  return true;
+}
+
 // An API set the schema does not resolve: Windows itself lacks it, so no folder or copy can help (the
 // loader never reads API sets from files) and the disk-wide search of "not-installed" would mislead.
 void missing_api_set(Context& c) {
@@ -578,7 +604,7 @@ void detect_missing_dlls(const RuleInput& input, FindingSink& sink) {
         std::all_of(module.resolution.candidates.begin(), module.resolution.candidates.end(),
                     [](const resolve::Candidate& cand) { return cand.verdict == resolve::Verdict::WrongMachine; });
     if (only_wrong_machine) continue;
-    if (python_path_only(c) || wrong_generation(c) || cuda_major(c) || missing_sibling(c, siblings) ||
+    if (python_path_only(c) || wrong_generation(c) || cuda_major(c) || packed(c) || missing_sibling(c, siblings) ||
         in_pip_wheel(c) || missing_lazy(c) || missing_runtime(c) || not_on_search_path(c)) {
       continue;
     }
