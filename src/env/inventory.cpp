@@ -272,6 +272,17 @@ Inventory build_inventory(const Environment& environment, const InventoryRequest
     std::vector<PackageClaim> claims = packages.of(path);
     if (!claims.empty()) inventory.claims.emplace(path, std::move(claims));
   }
+  for (const auto& [folder, name] : request.shipped_elsewhere) {
+    const auto found = files.find_file(folder, name.key());
+    const auto same = [&](const DllCopy& c) { return c.path == *found; };
+    if (!found || std::find(request.owned.begin(), request.owned.end(), *found) != request.owned.end() ||
+        std::any_of(inventory.shipped.begin(), inventory.shipped.end(), same))
+      continue;
+    inventory.shipped.push_back(
+        describe(environment, folder, base_name(*found), {CopySource::Kind::PipWheel, {}}, files, images));
+    std::vector<PackageClaim> claims = packages.of(*found);
+    if (!claims.empty()) inventory.claims.emplace(*found, std::move(claims));
+  }
   if (request.wanted.empty()) return inventory;
 
   for (const auto& [folder, source] : request.named_folders) {

@@ -293,6 +293,18 @@ env::InventoryRequest inventory_request(const graph::Closure& closure, const env
       }
     }
   }
+  // A loaded family DLL that another pip wheel of the environment ships too: which package's copy a process
+  // gets is decided by which is imported first.
+  for (const graph::Module& module : closure.modules) {
+    const Family* family = rules.family_of(module.key);
+    if (!family || !module.resolution.path || module.resolution.failure != resolve::Failure::None) continue;
+    for (const std::string& packages : site_packages) {
+      for (std::string place : family->wheel_places) {
+        std::replace(place.begin(), place.end(), '\\', '/');
+        request.shipped_elsewhere.emplace_back(packages + "/" + place, module.key);
+      }
+    }
+  }
   // Siblings missing from the search path are often next to the main DLL that loads them.
   for (const graph::Module& module : closure.modules) {
     const Family* family = rules.family_of(module.key);

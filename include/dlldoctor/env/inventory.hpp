@@ -77,6 +77,8 @@ struct Inventory {
   std::map<std::string, std::vector<PackageClaim>> claims;
   // Wanted names no folder holds a copy of, found inside archives (an Electron app's app.asar, a zip).
   std::vector<PackedCopy> packed;
+  // Copies of loaded DLLs' names in other packages' folders (shipped_elsewhere), their claims in `claims`.
+  std::vector<DllCopy> shipped;
 };
 
 struct InventoryRequest {
@@ -104,6 +106,9 @@ struct InventoryRequest {
   std::vector<PackageSearch> packages;
   std::vector<std::string> package_markers, package_boundaries, package_dll_folders;  // [machine]
   std::vector<std::string> owned;  // host paths of the loaded modules, whose packages are looked up
+  // A loaded DLL's name in the folders another package of the environment would ship it in (a family's
+  // pip wheel folders): host folder, name.
+  std::vector<std::pair<std::string, DllName>> shipped_elsewhere;
 };
 
 Inventory build_inventory(const Environment& environment, const InventoryRequest& request, FileSystem& files,
