@@ -24,6 +24,7 @@ std::string CopySource::text() const {
     case Kind::BesideProgram: return "beside the program";
     case Kind::SearchPath: return "search path";
     case Kind::Scan: return "scan";
+    case Kind::NotAdded: return module;
   }
   return "?";
 }

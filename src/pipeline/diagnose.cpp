@@ -24,6 +24,8 @@ Result<Diagnosis> diagnose(const graph::ClosureRequest& request, const env::Envi
   diagnosis.search_order = resolver.search_order(startup_process, {});
   for (const auto& folder : diagnosis.search_order) wanted.search_folders.push_back(folder.folder);
   wanted.look_in = options.look_in;
+  for (const auto& [folder, why] : options.not_added)
+    wanted.named_folders.emplace_back(folder, env::CopySource{env::CopySource::Kind::NotAdded, why});
   diagnosis.inventory = env::build_inventory(environment, wanted, files, images);
   // A searched folder that exists but cannot be listed answers every lookup with "not here": say so, or a
   // DLL in it would look missing. (Folders only looked in for copies are not the process's to load from.)

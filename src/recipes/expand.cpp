@@ -30,7 +30,7 @@ class Expander {
         expansion_(expansion) {}
 
   Result<bool> startup(const Recipe& recipe) {
-    ExpandedRecipe out{recipe.id, recipe.name, {}, {}, {}, request_.loads.size(), 0, recipe.code, {}};
+    ExpandedRecipe out{recipe.id, recipe.name, {}, {}, {}, request_.loads.size(), 0, recipe.code, {}, {}};
     values_ = base_values();
     origin_ = recipe.id;
     startup_ = true;
@@ -71,7 +71,7 @@ class Expander {
           env::layout_name(python_.layout), top->package,
           looked.empty() ? "(no site-packages folder found; name one with --site-packages)" : looked, user_site)};
     }
-    ExpandedRecipe out{recipe->id, recipe->name, package_dir, {}, {}, request_.loads.size(), 0, recipe->code, {}};
+    ExpandedRecipe out{recipe->id, recipe->name, package_dir, {}, {}, request_.loads.size(), 0, recipe->code, {}, {}};
     values_ = base_values();
     origin_ = "import " + id;
     values_["package"] = package_dir;
@@ -125,6 +125,8 @@ class Expander {
                                               {"exec_prefix", python_.prefix},
                                               {"base_prefix", python_.base_prefix},
                                               {"base_exec_prefix", python_.base_prefix}};
+    // site.USER_BASE: the user site is <user base>\PythonXY\site-packages (python.org's and the Store's).
+    if (!python_.user_site.empty()) values["user_base"] = folder_of(folder_of(python_.user_site));
     for (const std::string& id : imported_) values["imported:" + id] = "yes";
     return values;
   }
@@ -222,6 +224,7 @@ class Expander {
 
   void run_steps(const Recipe& recipe, ExpandedRecipe& out) {
     for (const RecipeStep& step : recipe.steps) {
+      if (outside_step_covers(recipe, step, out)) continue;
       if (!step.when.empty() && !condition_holds(step)) {
         out.steps.push_back({step_text(step, step.target), fmt::format("skipped: not {}", step.when), step.why});
         continue;
@@ -239,6 +242,27 @@ class Expander {
       values_.erase("each");
       values_.erase("each_name");
     }
+  }
+
+  // A step this version of the framework does not make: skipped, and the folder it would have added noted.
+  bool outside_step_covers(const Recipe& recipe, const RecipeStep& step, ExpandedRecipe& out) {
+    const auto version = values_.find("version");
+    const auto parts = version == values_.end() ? std::nullopt : leading_version(version->second);
+    // An unknown version makes the call, as the recipe's newest code does.
+    if (!step.covers || !parts || step.covers->contains(*parts)) return false;
+    const std::string made = fmt::format("{} makes this call in {}", recipe.name, step.covers->text());
+    auto target = fill(step.target);
+    if (!target) {
+      out.steps.push_back({step_text(step, step.target), "skipped: " + made, step.why});
+      return true;
+    }
+    const env::FolderRef folder = env::resolve_folder(environment_, *target, files_);
+    out.steps.push_back({step_text(step, folder.windows.value_or(folder.host)),
+                         fmt::format("skipped: this is {} {}; {}", recipe.name, version->second, made), step.why});
+    if (step.kind == RecipeStep::Kind::AddDllDirectory && folder.exists)
+      out.not_added.push_back({folder.host, fmt::format("{} {} does not add that folder ({} {} do)", recipe.name,
+                                                        version->second, recipe.name, step.covers->text())});
+    return true;
   }
 
   bool condition_holds(const RecipeStep& step) {

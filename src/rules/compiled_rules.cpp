@@ -100,7 +100,7 @@ void fields(A& a, RecipeDerived& r) {
 template <typename A>
 void fields(A& a, RecipeStep& s) {
   members<RecipeStep>(a, s.kind, s.target, s.flags, s.if_exists, s.unless_found, s.retry_with_path, s.failure_caught,
-                      s.first_use, s.each, s.when, s.says, s.why, Source{s.source});
+                      s.first_use, s.each, s.when, s.covers, s.says, s.why, Source{s.source});
 }
 template <typename A>
 void fields(A& a, RecipeRequirement& r) {

@@ -46,12 +46,27 @@ Result<RecipeAttribute> read_attribute(const TableReader& in, bool named) {
   return attribute;
 }
 
+// A `covers = { from = ..., before = ... }` table (versions of the framework), when the table has one.
+Result<std::optional<VersionRange>> read_covers(const TableReader& in) {
+  const toml::node* node = in.table().get("covers");
+  if (!node) return std::optional<VersionRange>();
+  const toml::table* covers = node->as_table();
+  if (!covers)
+    return Error{fmt::format("{}: covers must be {{ from = ..., before = ... }}", where(in.file(), node->source()))};
+  const TableReader reader(*covers, in.file());
+  auto keys = reader.only_keys({"from", "before"});
+  if (!keys) return keys.error();
+  auto range = detail::read_version_range(reader);
+  if (!range) return range.error();
+  return std::optional<VersionRange>(std::move(range).value());
+}
+
 Result<RecipeStep> read_step(const TableReader& in) {
   RecipeStep step;
   step.source = in.at();
-  auto keys =
-      in.only_keys({"add_dll_directory", "set_dll_directory", "load", "no_inherited_path", "flags", "if_exists",
-                    "unless_found", "retry_with_path", "failure_caught", "first_use", "each", "when", "says", "why"});
+  auto keys = in.only_keys({"add_dll_directory", "set_dll_directory", "load", "no_inherited_path", "flags", "if_exists",
+                            "unless_found", "retry_with_path", "failure_caught", "first_use", "each", "when", "covers",
+                            "says", "why"});
   if (!keys) return keys.error();
   // One kind of call per step.
   const toml::table& table = in.table();
@@ -87,6 +102,7 @@ Result<RecipeStep> read_step(const TableReader& in) {
   assign(in.texts("each", false), step.each, error);
   assign(in.text("when", std::string()), step.when, error);
   assign(in.says("says"), step.says, error);
+  assign(read_covers(in), step.covers, error);
   if (error) return *error;
   if (!step.when.empty()) {
     auto condition = parse_condition(step.when);
@@ -155,17 +171,9 @@ Result<Recipe> read_recipe(const TableReader& in) {
   if (recipe.check && recipe.applies != "import")
     return Error{fmt::format("{}: check imports a package: a start-up recipe (applies = {}) is applied, not imported",
                              recipe.source, recipe.applies)};
-  if (const toml::node* node = in.table().get("covers")) {
-    const toml::table* covers = node->as_table();
-    if (!covers)
-      return Error{fmt::format("{}: covers must be {{ from = ..., before = ... }}", where(in.file(), node->source()))};
-    const TableReader reader(*covers, in.file());
-    auto covers_keys = reader.only_keys({"from", "before"});
-    if (!covers_keys) return covers_keys.error();
-    auto range = detail::read_version_range(reader);
-    if (!range) return range.error();
-    recipe.covers = std::move(range).value();
-  }
+  auto covers = read_covers(in);
+  if (!covers) return covers.error();
+  recipe.covers = std::move(covers).value();
   if (recipe.host != "python") return Error{fmt::format("{}: host must be \"python\"", recipe.source)};
   if (recipe.applies != "import" && recipe.applies != "conda" && recipe.applies != "store")
     return Error{fmt::format("{}: applies must be import, conda or store", recipe.source)};

@@ -155,6 +155,7 @@ Result<ExplainRun> explain(Machine& machine, const ExplainRequest& request) {
       auto version = recipe.values.find("version");
       options.frameworks.push_back({recipe.id, version == recipe.values.end() ? std::string() : version->second,
                                     recipe.first_load, recipe.loads});
+      options.not_added.insert(options.not_added.end(), recipe.not_added.begin(), recipe.not_added.end());
     }
   }
   auto calls = load_calls(request, rules);

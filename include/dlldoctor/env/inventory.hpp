@@ -35,6 +35,7 @@ struct CopySource {
     BesideProgram,     // the program's folder, for a DLL that loaded from elsewhere
     SearchPath,        // a folder the process searches
     Scan,              // a copy --scan found
+    NotAdded,          // a folder another version of an imported framework adds; `module`: what to say
   };
   Kind kind = Kind::LookIn;
   std::string module;  // the module it lies beside (NextToImporter, NextToLoaded, BesideImporter, InPackage)

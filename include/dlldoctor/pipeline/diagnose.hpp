@@ -30,6 +30,9 @@ struct DiagnoseOptions {
   std::vector<std::string> look_in;               // host folders searched recursively for copies (--look-in)
   std::vector<std::string> site_packages;         // the Python environment's: pip wheels' folders hold copies too
   std::vector<rules::FrameworkInUse> frameworks;  // what --import brought in, for their recipes' requirements
+  // Folders another version of an imported framework adds and this one does not (host folder, what to say):
+  // a missing DLL's copy there is named with that.
+  std::vector<std::pair<std::string, std::string>> not_added;
 };
 
 // Errors only when the program cannot be read at all (build_closure's errors).

@@ -34,6 +34,9 @@ struct ExpandedRecipe {
   // The package's version is outside the versions the recipe holds for (Recipe::covers): what the report
   // says then ("the recipe holds for torch 2.0 to 2.9; this is 3.1.0: its loading code may differ"), else empty.
   std::string outside_covers;
+  // Folders a step of another version of the framework adds and this one does not (host path, what to say:
+  // "PyTorch 2.3.0 does not add that folder (PyTorch 2.3.1 and later do)").
+  std::vector<std::pair<std::string, std::string>> not_added;
 };
 
 struct Expansion {

@@ -53,6 +53,10 @@ struct RecipeStep {
   // The step is made only when this holds: "A == B" or "A != B" clauses joined by "and", alternatives
   // joined by "or" ("and" binds first); a placeholder without a value is empty here.
   std::string when;
+  // The framework versions ({version}) whose code makes this call (torch adds the user base's Library\bin
+  // from 2.3.1 on); another version skips it, and a folder it would have added is where a missing DLL's
+  // copy is said to lie unseen. None: every version.
+  std::optional<VersionRange> covers;
   // Load: what the framework prints when the call fails, by loader error ("126", "default"); {code},
   // {text} (Windows' words for it), {path} (the file the call names), {module} (its import name), {dll}
   // (the DLL that failed).

@@ -359,8 +359,10 @@ bool missing_runtime(Context& c) {
     const env::DllCopy& copy = *c.copies.front();
     // A copy beside the DLL that needs it (or beside a loaded one, or in its package) is not missing: the load call did
     // not search there, which not-on-search-path explains; copying it "next to its importer" would copy it onto itself.
-    if (copy.source.kind == env::CopySource::Kind::NextToImporter ||
-        copy.source.kind == env::CopySource::Kind::NextToLoaded || copy.source.kind == env::CopySource::Kind::InPackage)
+    // So is one in a folder another version of the framework adds: the version is the cause.
+    const auto kind = copy.source.kind;
+    if (kind == env::CopySource::Kind::NextToImporter || kind == env::CopySource::Kind::NextToLoaded ||
+        kind == env::CopySource::Kind::InPackage || kind == env::CopySource::Kind::NotAdded)
       return false;
     vars["copy"] = detail::shown(copy);
     vars["folder"] = folder_of(detail::shown(copy));
@@ -461,6 +463,15 @@ bool not_on_search_path(Context& c) {
                  {"copy", detail::shown(copy)},
                  {"needed_by", detail::first_needed_by(c.module)},
                  {"folder", folder}},
+                c.evidence, c.severity, c.related);
+  } else if (copy.source.kind == env::CopySource::Kind::NotAdded) {
+    c.sink.emit("not-on-search-path", "not_added", c.module.name,
+                {{"dll", c.module.name},
+                 {"copy", detail::shown(copy)},
+                 {"needed_by", detail::first_needed_by(c.module)},
+                 {"folder", folder},
+                 {"folder_python", Value::python_path(folder)},
+                 {"not_added", copy.source.module}},
                 c.evidence, c.severity, c.related);
   } else if (const env::PathEntry* above = entry_above(c.input.environment, copy.folder)) {
     Vars vars = detail::path_entry_vars(c.input.environment, above->text);
