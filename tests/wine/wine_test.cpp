@@ -101,7 +101,7 @@ constexpr NotRun kNotRun[] = {
     {"owners_cuda_toolkit", kProbedAsHost},
     {"owners_python_packages", kRecipe},
     {"healthy_packages_same_cudnn", kRecipe},
-    {"framework_torch_user_base_library_bin", kRecipe},
+    {"framework_torch_user_base_library_bin", kOwnWindowsFolders},
     {"altered_search_path_finds_dependency", kProbedAsHost},
     {"healthy_plugin_altered_search_path_own_onnxruntime", kOwnWindowsFolders},
     {"framework_ctranslate2_cuda_path_set_dll_directory", kOwnWindowsFolders},
