@@ -13,8 +13,13 @@ namespace {
 // Larger indexes than these are refused, not read: a wheel of torch lists about 15,000 files in 2 MB.
 constexpr std::uint64_t kMaxIndexBytes = 64 * 1024 * 1024;
 constexpr std::size_t kMaxMembers = 1000000;
-// An asar's folders nest as the app's do: node_modules inside node_modules, rarely past 20.
+// An asar's folders nest as the app's do: node_modules inside node_modules, rarely past 20. Its index is
+// parsed into a tree, several times its size in memory: VS Code's, one of the largest apps, is a few MB.
 constexpr std::size_t kMaxAsarDepth = 64;
+constexpr std::uint64_t kMaxAsarIndexBytes = 16 * 1024 * 1024;
+// A member's path as long as Windows' longest; the paths together no longer than the index could spell
+// out plainly (a short index can name one long folder a million times over).
+constexpr std::size_t kMaxMemberPath = 32767;
 
 // An asar starts with two Chromium pickles: the first holds the second's size, the second a string of
 // JSON, {"files": {name: {"files": {...}} or {"size", "offset"} or {"unpacked": true} or {"link"}}}.
@@ -24,14 +29,19 @@ Result<std::vector<std::string>> asar_members(const BoundedReader& bytes) {
   const auto string_size = bytes.u32(12);
   if (!first_payload || *first_payload != 4 || !header_size || !string_size)
     return Error{"not an asar archive (no header pickle)"};
-  if (*string_size > kMaxIndexBytes || *string_size > *header_size)
+  if (*string_size > kMaxAsarIndexBytes || *string_size > *header_size)
     return Error{"the asar index is larger than its header says"};
   const auto text = bytes.sub(16, *string_size);
   if (!text) return Error{"the asar index runs past the end of the file"};
-  const nlohmann::json index = nlohmann::json::parse(text->data(), text->data() + text->size(), nullptr, false);
+  // Values nested deeper than any folder tree are dropped while parsing, not built first.
+  const auto shallow = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    return depth <= static_cast<int>(2 * kMaxAsarDepth + 4);
+  };
+  const nlohmann::json index = nlohmann::json::parse(text->data(), text->data() + text->size(), shallow, false);
   if (!index.is_object() || !index.contains("files") || !index["files"].is_object())
     return Error{"the asar index is not the JSON table of contents it should be"};
   std::vector<std::string> members;
+  std::uint64_t spelled = 0;
   // Iterative, depth-bounded: the index's nesting is the file's to choose.
   std::vector<std::pair<const nlohmann::json*, std::string>> pending{{&index["files"], ""}};
   while (!pending.empty()) {
@@ -39,6 +49,7 @@ Result<std::vector<std::string>> asar_members(const BoundedReader& bytes) {
     pending.pop_back();
     for (const auto& [name, entry] : files->items()) {
       if (!entry.is_object()) continue;
+      if (prefix.size() + name.size() + 1 > kMaxMemberPath) continue;
       const std::string path = prefix.empty() ? name : prefix + "/" + name;
       if (entry.contains("files") && entry["files"].is_object()) {
         if (static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')) < kMaxAsarDepth)
@@ -46,8 +57,11 @@ Result<std::vector<std::string>> asar_members(const BoundedReader& bytes) {
         continue;
       }
       const bool unpacked = entry.contains("unpacked") && entry["unpacked"] == true;
-      if (!unpacked && !entry.contains("link")) members.push_back(path);
-      if (members.size() > kMaxMembers) return Error{"the asar index lists more files than any app ships"};
+      if (unpacked || entry.contains("link")) continue;
+      spelled += path.size();
+      if (members.size() >= kMaxMembers || spelled > kMaxIndexBytes)
+        return Error{"the asar index lists more files than any app ships"};
+      members.push_back(path);
     }
   }
   return members;

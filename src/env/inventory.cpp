@@ -136,14 +136,20 @@ constexpr std::size_t kMaxArchives = 64;
 // importer's app.asar.unpacked folder, the importer's package, the --look-in folders.
 std::vector<PackedCopy> packed_copies(const Environment& environment, const InventoryRequest& request,
                                       const std::set<DllName>& unfound, FileSystem& files) {
-  std::vector<std::pair<std::string, CopySource>> archives;
-  auto add = [&](const std::string& path, const CopySource& source) {
-    if (std::none_of(archives.begin(), archives.end(), [&](const auto& a) { return a.first == path; }))
-      archives.emplace_back(path, source);
+  struct Archive {
+    std::string path;
+    ArchiveKind kind;
+    CopySource source;
+  };
+  std::vector<Archive> archives;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& path, ArchiveKind kind, const CopySource& source) {
+    if (archives.size() < kMaxArchives && seen.insert(path).second) archives.push_back({path, kind, source});
   };
   auto archives_in = [&](const std::string& folder, const CopySource& source) {
+    if (archives.size() >= kMaxArchives) return;
     for (const std::string& name : files.file_names(folder))
-      if (archive_kind(name)) add(join_path(folder, name), source);
+      if (const auto kind = archive_kind(name)) add(join_path(folder, name), *kind, source);
   };
   for (const InventoryRequest::PackageSearch& package : request.packages) {
     const CopySource source{CopySource::Kind::InPackage, package.module};
@@ -153,8 +159,9 @@ std::vector<PackedCopy> packed_copies(const Environment& environment, const Inve
       const std::string name = base_name(at);
       const std::string_view tail = ".unpacked";
       if (name.size() <= tail.size() || ascii_lower(name.substr(name.size() - tail.size())) != tail) continue;
-      if (auto archive = files.find_file(folder_of(at), name.substr(0, name.size() - tail.size())))
-        add(*archive, source);
+      const std::string archive = name.substr(0, name.size() - tail.size());
+      if (archive_kind(archive) != ArchiveKind::Asar) continue;
+      if (auto found = files.find_file(folder_of(at), archive)) add(*found, ArchiveKind::Asar, source);
       break;
     }
     archives_in(package.folder, source);
@@ -165,18 +172,17 @@ std::vector<PackedCopy> packed_copies(const Environment& environment, const Inve
   for (const std::string& folder : request.look_in) walk(files, folder, 0, budget, look_in);
 
   std::vector<PackedCopy> packed;
-  if (archives.size() > kMaxArchives) archives.resize(kMaxArchives);
-  for (const auto& [path, source] : archives) {
-    const ArchiveKind kind = *archive_kind(base_name(path));
-    auto contents = read_contents(files, path);
+  for (const Archive& archive : archives) {
+    auto contents = read_contents(files, archive.path);
     if (!contents) continue;
     // An archive that is damaged or not what its name says holds nothing the loader could want.
-    auto members = archive_members(contents->bytes, kind);
+    auto members = archive_members(contents->bytes, archive.kind);
     if (!members) continue;
     for (const std::string& member : *members) {
       const std::string name = member.substr(member.rfind('/') == std::string::npos ? 0 : member.rfind('/') + 1);
       if (unfound.count(DllName::of_file(name)))
-        packed.push_back({name, member, path, windows_path_of(environment, path), kind, source});
+        packed.push_back(
+            {name, member, archive.path, windows_path_of(environment, archive.path), archive.kind, archive.source});
     }
   }
   return packed;

@@ -164,9 +164,12 @@ std::string list_field(const std::string& kind) {
   return "";
 }
 
-void add_missing(std::vector<std::string>& to, const std::vector<std::string>& values) {
-  for (const std::string& value : values)
-    if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
+// Two files of one name from different folders are alternatives (two copies of one DLL), never one change.
+bool names_collide(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  for (const std::string& x : a)
+    for (const std::string& y : b)
+      if (x != y && ascii_lower(base_name(x)) == ascii_lower(base_name(y))) return true;
+  return false;
 }
 
 bool one_folder(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -189,9 +192,17 @@ std::optional<Step> merged_step(const Step& a, const Step& b) {
   if (rest(a.change) != rest(b.change)) return std::nullopt;
   // Renamed or unblocked files are one change only within one folder (one release's copy of a set).
   if (field == "path" && !one_folder(a.change.values(field), b.change.values(field))) return std::nullopt;
+  if (names_collide(a.change.values(field), b.change.values(field))) return std::nullopt;
   Step merged = a;
-  add_missing(merged.change.fields[field], b.change.values(field));
-  if (auto host = b.host.find(field); host != b.host.end()) add_missing(merged.host[field], host->second);
+  // Each value with its host path, so that the two lists stay in step.
+  auto& values = merged.change.fields[field];
+  const auto b_host = b.host.find(field);
+  const auto& b_values = b.change.values(field);
+  for (std::size_t i = 0; i < b_values.size(); ++i) {
+    if (std::find(values.begin(), values.end(), b_values[i]) != values.end()) continue;
+    values.push_back(b_values[i]);
+    if (b_host != b.host.end() && i < b_host->second.size()) merged.host[field].push_back(b_host->second[i]);
+  }
   for (const rules::FindingKey& key : b.mends)
     if (std::find(merged.mends.begin(), merged.mends.end(), key) == merged.mends.end()) merged.mends.push_back(key);
   merged.versions.insert(b.versions.begin(), b.versions.end());

@@ -214,8 +214,10 @@ Plan make_plan(const std::vector<PlanInput>& inputs, const std::vector<const pip
 
   // Steps found apart that are one change (a folder completed in two rounds) become one, where the plan
   // does as well with it.
-  for (std::size_t i = 0; i < best.steps.size(); ++i) {
-    for (std::size_t j = i + 1; j < best.steps.size();) {
+  // Its own budget: each merge tried is a diagnosis, and a hostile plan may hold many steps of one kind.
+  const std::size_t merge_budget = search.trials() + kMaxTrials;
+  for (std::size_t i = 0; i < best.steps.size() && search.trials() < merge_budget; ++i) {
+    for (std::size_t j = i + 1; j < best.steps.size() && search.trials() < merge_budget;) {
       auto merged = merged_step(best.steps[i], best.steps[j]);
       std::optional<State> tried;
       if (merged) {

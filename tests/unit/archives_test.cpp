@@ -101,6 +101,13 @@ TEST_CASE("archives: a damaged asar is an error, and its nesting is bounded") {
   const auto listed = members(asar(deep), env::ArchiveKind::Asar);
   REQUIRE(listed);
   CHECK(listed->empty());
+  // Arrays nested far deeper than any folder tree are dropped while parsing, not built.
+  CHECK(!members(asar(std::string(20000, '[') + std::string(20000, ']')), env::ArchiveKind::Asar));
+  // A short index that names one long folder thousands of times would spell out more than 64 MB of paths.
+  std::string wide = "{\"files\":{\"" + std::string(30000, 'n') + "\":{\"files\":{";
+  for (int i = 0; i < 3000; ++i) wide += (i ? "," : "") + std::string("\"") + std::to_string(i) + "\":{}";
+  wide += "}}}}";
+  CHECK(!members(asar(wide), env::ArchiveKind::Asar));
 }
 
 TEST_CASE("archives: a zip lists its files, not its folders, with '/' between names") {

@@ -233,4 +233,15 @@ TEST_CASE("planner: steps that are one change to one place merge; others stay ap
                            step("path_add", {{"entry", {"C:\\b"}}, {"position", {"first"}}}, "b")));
   CHECK(!plan::merged_step(step("rename", {{"path", {"C:\\old\\a.dll"}}}, "a"),
                            step("unblock", {{"path", {"C:\\old\\b.dll"}}}, "b")));
+  // Two copies of one DLL into one folder are alternatives, not one change.
+  CHECK(!plan::merged_step(step("copy", {{"from", {"C:\\x\\a.dll"}}, {"to", {"C:\\app"}}}, "a"),
+                           step("copy", {{"from", {"C:\\y\\A.DLL"}}, {"to", {"C:\\app"}}}, "a")));
+  // Each file keeps its host path beside it.
+  plan::Step one = step("copy", {{"from", {"C:\\x\\a.dll"}}, {"to", {"C:\\app"}}}, "a");
+  plan::Step two = step("copy", {{"from", {"C:\\x\\a.dll", "C:\\x\\b.dll"}}, {"to", {"C:\\app"}}}, "b");
+  one.host["from"] = {"/x/a.dll"};
+  two.host["from"] = {"/x/a.dll", "/x/b.dll"};
+  auto pair = plan::merged_step(one, two);
+  REQUIRE(pair);
+  CHECK(pair->host.at("from") == std::vector<std::string>{"/x/a.dll", "/x/b.dll"});
 }

@@ -59,6 +59,7 @@ void detect_shared_files(const RuleInput& input, FindingSink& sink) {
                  {"other_package", named(other)},
                  {"other_name", other.name}},
                 detail::Json{{"path", *r.path}, {"other_path", copy.path}}, std::nullopt, {});
+      break;  // one finding a module: its id and module are its key
     }
   }
 }
