@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/shrink_guard.hpp"
+#include "core/text.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/file_system.hpp"
@@ -29,10 +30,6 @@ constexpr std::uint64_t kValueSize = 20;   // Flags, NameOffset, NameLength, Val
 constexpr std::uint32_t kMaxEntries = 1u << 16;
 constexpr std::uint32_t kMaxValues = 256;
 constexpr std::uint32_t kMaxStringBytes = 1024;
-
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // A (offset, byte length) UTF-16 string of the schema; empty strings may carry any offset.
 Result<std::string> read_string(const BoundedReader& bytes, std::uint32_t offset, std::uint32_t length,

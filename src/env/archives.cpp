@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 
@@ -121,9 +122,8 @@ Result<std::vector<std::string>> zip_members(const BoundedReader& bytes) {
 
 std::optional<ArchiveKind> archive_kind(std::string_view file_name) {
   const std::string name = ascii_lower(std::string(file_name));
-  auto ends = [&](std::string_view tail) {
-    return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
-  };
+  // A name that is only the extension is no archive.
+  auto ends = [&](std::string_view tail) { return name.size() > tail.size() && ends_with(name, tail); };
   if (ends(".asar")) return ArchiveKind::Asar;
   if (ends(".whl")) return ArchiveKind::Wheel;
   if (ends(".zip")) return ArchiveKind::Zip;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/archives.hpp"
@@ -158,7 +159,7 @@ std::vector<PackedCopy> packed_copies(const Environment& environment, const Inve
     for (std::string at = package.folder; !at.empty() && folder_of(at) != at; at = folder_of(at)) {
       const std::string name = base_name(at);
       const std::string_view tail = ".unpacked";
-      if (name.size() <= tail.size() || ascii_lower(name.substr(name.size() - tail.size())) != tail) continue;
+      if (!ends_with(ascii_lower(name), tail)) continue;
       const std::string archive = name.substr(0, name.size() - tail.size());
       if (archive_kind(archive) != ArchiveKind::Asar) continue;
       if (auto found = files.find_file(folder_of(at), archive)) add(*found, ArchiveKind::Asar, source);

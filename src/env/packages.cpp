@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "dlldoctor/core/dll_name.hpp"
 #include "dlldoctor/core/paths.hpp"
 #include "dlldoctor/env/environment.hpp"
@@ -16,10 +17,6 @@ constexpr std::size_t kMaxManifest = 32 * 1024 * 1024;
 std::string relative_key(std::string text) {
   std::replace(text.begin(), text.end(), '\\', '/');
   return ascii_lower(text);
-}
-
-bool ends_with(const std::string& text, std::string_view tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // The nearest folder above `path`'s folder (or it) named `name` (lower case), or holding a folder `holding`.
