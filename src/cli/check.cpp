@@ -13,16 +13,7 @@ namespace dlldoctor::cli {
 namespace {
 
 struct CheckOptions {
-  std::string argv0;
-  std::vector<std::string> rules;
-  std::string sysroot;
-  std::vector<std::string> path;
-  std::string cwd;
-  std::string windows_user;
-  std::string env_file;
-  std::vector<std::string> maps;
-  std::vector<std::string> setenv;
-  bool assume_system_dlls = false;
+  MachineFlags machine;  // --sysroot, --path, --env, --rules, ...
   std::vector<std::string> pythons;
   std::string format = "text";
   std::string output;
@@ -43,24 +34,12 @@ int run_check(const CheckOptions& given) {
 #ifndef _WIN32
   // Away from Windows there is no machine to look at but a mounted drive: a snapshot alone holds the PATH and
   // the variables, not the driver, the toolkits or the copies, and a check of nothing must not say HEALTHY.
-  if (options.sysroot.empty())
+  if (options.machine.sysroot.empty())
     return fail(
         "check looks at a whole Windows machine: name its drive with --sysroot (a mounted C:, or a copy holding "
         "Windows/System32); --env adds a snapshot's PATH and variables to it (dlldoctor snapshot -o FILE there)");
 #endif
-  session::MachineSpec spec;
-  spec.argv0 = options.argv0;
-  spec.rules = options.rules;
-  env::EnvironmentFlags& flags = spec.flags;
-  if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
-  flags.path = options.path;
-  if (!options.cwd.empty()) flags.cwd = options.cwd;
-  if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
-  flags.assume_system_dlls = options.assume_system_dlls;
-  flags.maps = options.maps;
-  spec.snapshot = options.env_file;
-  spec.setenv = options.setenv;
-  auto machine = session::open_machine(spec);
+  auto machine = session::open_machine(machine_spec(options.machine));
   if (!machine) return fail(machine.error().message);
   auto run = session::check(*machine, {options.pythons});
   if (!run) return fail(run.error().message);
@@ -89,7 +68,7 @@ int run_check(const CheckOptions& given) {
 
 Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags) {
   auto options = std::make_shared<CheckOptions>();
-  options->argv0 = argv0;
+  options->machine.argv0 = argv0;
   CLI::App* command = app.add_subcommand(
       "check",
       "The whole machine, before there is a program to name: the NVIDIA driver, every CUDA toolkit, every cuDNN "
@@ -97,27 +76,29 @@ Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags) {
       "and one checked plan");
   if (!bind_flags) return {};
   auto* environment = "Environment (how the Windows machine looks)";
-  command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32")
+  command
+      ->add_option("--sysroot", options->machine.sysroot, "A mounted Windows drive, or a copy holding Windows/System32")
       ->group(environment);
-  one_value_each(command->add_option("--path", options->path,
+  one_value_each(command->add_option("--path", options->machine.path,
                                      "The PATH a new process gets: an entry or a ;-separated PATH (repeatable, order "
                                      "kept; default: the registry's, with --sysroot)"))
       ->group(environment);
-  command->add_option("--cwd", options->cwd, "The current folder of a new process")->group(environment);
+  command->add_option("--cwd", options->machine.cwd, "The current folder of a new process")->group(environment);
   command
-      ->add_option("--windows-user", options->windows_user,
+      ->add_option("--windows-user", options->machine.windows_user,
                    "The profile under Users/ whose registry PATH and Python user site count (default: the only one)")
       ->group(environment);
-  command->add_option("--env", options->env_file, "Replay a snapshot (dlldoctor snapshot -o FILE)")->group(environment);
-  one_value_each(command->add_option("--map", options->maps,
+  command->add_option("--env", options->machine.env_file, "Replay a snapshot (dlldoctor snapshot -o FILE)")
+      ->group(environment);
+  one_value_each(command->add_option("--map", options->machine.maps,
                                      "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is "
                                      "there (repeatable)"))
       ->group(environment);
-  one_value_each(command->add_option("--setenv", options->setenv,
+  one_value_each(command->add_option("--setenv", options->machine.setenv,
                                      "NAME=VALUE: an environment variable of a new process (repeatable)"))
       ->group(environment);
   command
-      ->add_flag("--assume-system-dlls", options->assume_system_dlls,
+      ->add_flag("--assume-system-dlls", options->machine.assume_system_dlls,
                  "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present")
       ->group(environment);
   one_value_each(command->add_option(
@@ -132,7 +113,8 @@ Runner setup_check(CLI::App& app, const std::string& argv0, bool bind_flags) {
   command->add_flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   CommandBinder bind(*command);
   bind_output_habits(bind, options->habits, true);
-  one_value_each(command->add_option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)"));
+  one_value_each(
+      command->add_option("--rules", options->machine.rules, "A folder of extra rule files (*.toml; repeatable)"));
   command->footer(
       "Examples:\n  dlldoctor check                  (on Windows: this machine)\n"
       "  dlldoctor check --sysroot /mnt/c (a mounted drive; PATH from its registry)\n"

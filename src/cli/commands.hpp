@@ -15,6 +15,7 @@
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/rules/probe_comparison.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
+#include "dlldoctor/session/machine.hpp"
 
 namespace dlldoctor::cli {
 
@@ -24,6 +25,24 @@ inline constexpr int kExitFindings = 1;
 inline constexpr int kExitFailure = 2;
 
 using Runner = std::function<int()>;
+
+// The flags that say which Windows machine a command looks at, as given, and the one mapping of them to
+// the session's MachineSpec: explain, probe and check take the same flags to mean the same machine.
+struct MachineFlags {
+  std::string argv0;                // where the rules beside the binary are looked for
+  std::vector<std::string> rules;   // --rules
+  std::string sysroot;              // --sysroot
+  std::vector<std::string> path;    // --path, one entry or PATH each
+  std::string cwd;                  // --cwd
+  std::string safe_mode;            // --safe-dll-search-mode on|off ("": the machine's)
+  std::string known_dlls;           // --known-dlls A,B,...
+  std::string windows_user;         // --windows-user
+  bool assume_system_dlls = false;  // --assume-system-dlls
+  std::vector<std::string> maps;    // --map HOSTDIR=WINDOWSDIR
+  std::string env_file;             // --env: a snapshot to replay
+  std::vector<std::string> setenv;  // --setenv NAME=VALUE: variables a recipe reads
+};
+session::MachineSpec machine_spec(const MachineFlags& flags);
 
 // The arguments of a command line, so that only what it can name is bound: CLI11 compares every flag it
 // binds with each one bound before it, which cost more than the rest of a run's start-up. A line CLI11

@@ -30,67 +30,24 @@ struct ExplainOptions {
   std::vector<std::string> preload;
   std::vector<std::string> imports;        // --import: load recipes run in the program, a Python interpreter
   std::vector<std::string> site_packages;  // --site-packages: instead of the interpreter's own
-  std::vector<std::string> setenv;         // --setenv NAME=VALUE: variables a recipe reads
   std::string profile;
   std::string wrong_machine = "fail";
   std::string format = "text";
   bool no_color = false;
   OutputHabits habits;
-  std::vector<std::string> rules;
   std::vector<std::string> look_in;
   std::vector<std::string> scan;
   bool all_dlls = false;
   std::string output;
-  std::string fix_script;         // --fix-script FILE.ps1
-  std::vector<std::string> maps;  // --map HOSTDIR=WINDOWSDIR
-  // environment
-  std::string sysroot;
-  std::vector<std::string> path;
-  std::string cwd;
-  std::string safe_mode;
-  std::string known_dlls;
-  std::string windows_user;
-  bool assume_system_dlls = false;
-  std::string env_file;  // --env: a snapshot to replay
-  bool probe = false;    // `dlldoctor probe ...`: also run the program and compare (Windows only)
+  std::string fix_script;  // --fix-script FILE.ps1
+  bool probe = false;      // `dlldoctor probe ...`: also run the program and compare (Windows only)
   unsigned probe_timeout = 10;
-  std::string argv0;
+  MachineFlags machine;  // --sysroot, --path, --env, --rules, ...
 };
 
 int fail(const std::string& message) {
   print_message(message);
   return kExitFailure;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = text.find(',', start);
-    std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!item.empty()) items.push_back(item);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return items;
-}
-
-session::MachineSpec machine_spec(const ExplainOptions& options) {
-  session::MachineSpec spec;
-  spec.argv0 = options.argv0;
-  spec.rules = options.rules;
-  env::EnvironmentFlags& flags = spec.flags;
-  if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
-  flags.path = options.path;
-  if (!options.cwd.empty()) flags.cwd = options.cwd;
-  if (!options.safe_mode.empty()) flags.safe_dll_search_mode = options.safe_mode == "on";
-  if (!options.known_dlls.empty()) flags.known_dlls = split_list(options.known_dlls);
-  if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
-  flags.assume_system_dlls = options.assume_system_dlls;
-  flags.maps = options.maps;
-  spec.snapshot = options.env_file;
-  spec.setenv = options.setenv;
-  return spec;
 }
 
 // What the command line asks of the simulation; the checks that need no machine are made here.
@@ -105,13 +62,14 @@ Result<session::ExplainRequest> explain_request(const ExplainOptions& options) {
         "command and flag"};
 #ifndef _WIN32
   // Without a drive to map it onto, C:\Python312\python.exe is only a strange file name on this machine.
-  if (options.sysroot.empty() && options.env_file.empty() && env::is_windows_absolute(request.program))
+  if (options.machine.sysroot.empty() && options.machine.env_file.empty() && env::is_windows_absolute(request.program))
     return Error{request.program +
                  " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), or "
                  "give the file's path on this machine"};
   // The same for a DLL loaded by full path: unmapped, it would be reported as "not installed".
   for (const std::string& load : options.loads) {
-    if (options.sysroot.empty() && options.env_file.empty() && options.maps.empty() && env::is_windows_absolute(load))
+    if (options.machine.sysroot.empty() && options.machine.env_file.empty() && options.machine.maps.empty() &&
+        env::is_windows_absolute(load))
       return Error{"--load " + load +
                    " is a Windows path: name the mounted Windows drive it is on with --sysroot (--sysroot /mnt/c), "
                    "or give the file's path on this machine"};
@@ -150,8 +108,9 @@ session::Probe probe_of(const ExplainOptions& options) {
                      closure.modules.front().resolution.image->is_dll;
     ProbeProcess process;
     process.timeout_ms = options.probe_timeout * 1000;
-    for (const std::string& entry : options.path) process.path = process.path ? *process.path + ";" + entry : entry;
-    if (!options.cwd.empty()) process.cwd = options.cwd;
+    for (const std::string& entry : options.machine.path)
+      process.path = process.path ? *process.path + ";" + entry : entry;
+    if (!options.machine.cwd.empty()) process.cwd = options.machine.cwd;
     auto probe = !request.program_is_host
                      ? (dll ? probe_dll(request.program, process) : probe_program(request.program, process))
                      : probe_host(request.program, host_calls(request), process);
@@ -184,10 +143,11 @@ int run_explain(const ExplainOptions& given) {
     command.output = options.output;
     command.no_color = options.no_color;
     command.habits = options.habits;
-    command.machine = machine_spec(options);
-    command.machine.environment = !options.path.empty() || !options.sysroot.empty() || !options.cwd.empty()
-                                      ? session::EnvironmentChoice::Flags
-                                      : session::EnvironmentChoice::None;
+    command.machine = machine_spec(options.machine);
+    command.machine.environment =
+        !options.machine.path.empty() || !options.machine.sysroot.empty() || !options.machine.cwd.empty()
+            ? session::EnvironmentChoice::Flags
+            : session::EnvironmentChoice::None;
     return run_scan(command);
   }
 #ifndef _WIN32
@@ -197,15 +157,15 @@ int run_explain(const ExplainOptions& given) {
         "there, or under Wine)");
   }
 #endif
-  if (options.probe && (!options.sysroot.empty() || !options.env_file.empty() || !options.known_dlls.empty() ||
-                        !options.safe_mode.empty()))
+  if (options.probe && (!options.machine.sysroot.empty() || !options.machine.env_file.empty() ||
+                        !options.machine.known_dlls.empty() || !options.machine.safe_mode.empty()))
     return fail(
         "probe runs on this machine (with --path and --cwd if given): --sysroot, --env, --known-dlls and "
         "--safe-dll-search-mode describe another one");
   auto request = explain_request(options);
   if (!request) return fail(request.error().message);
   if (options.probe) request->probe = probe_of(options);
-  auto machine = session::open_machine(machine_spec(options));
+  auto machine = session::open_machine(machine_spec(options.machine));
   if (!machine) return fail(machine.error().message);
   auto run = session::explain(*machine, *request);
   if (!run) return fail(run.error().message);
@@ -243,21 +203,22 @@ Runner bind_simulation(CLI::App& app, const CommandLine& line, std::shared_ptr<E
   app.add_option("program", options->program, "The program whose start-up to simulate (APP.exe)");
   FlagBinder bind(app, line);
   auto* environment = "Environment (how the Windows machine looks)";
-  bind.option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32",
+  bind.option("--sysroot", options->machine.sysroot, "A mounted Windows drive, or a copy holding Windows/System32",
               environment);
-  bind.option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)", environment);
-  bind.option("--cwd", options->cwd, "The current folder of the process", environment);
-  if (CLI::Option* safe_mode =
-          bind.option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)", environment))
+  bind.option("--path", options->machine.path, "A PATH entry or a ;-separated PATH (repeatable, order kept)",
+              environment);
+  bind.option("--cwd", options->machine.cwd, "The current folder of the process", environment);
+  if (CLI::Option* safe_mode = bind.option("--safe-dll-search-mode", options->machine.safe_mode,
+                                           "SafeDllSearchMode (default on)", environment))
     safe_mode->check(CLI::IsMember({"on", "off"}));
-  bind.option("--known-dlls", options->known_dlls, "KnownDLLs, comma-separated (default: Windows 10/11 list)",
+  bind.option("--known-dlls", options->machine.known_dlls, "KnownDLLs, comma-separated (default: Windows 10/11 list)",
               environment);
-  bind.option("--windows-user", options->windows_user,
+  bind.option("--windows-user", options->machine.windows_user,
               "The profile under Users/ whose registry PATH to compare with (default: the only one)", environment);
-  bind.option("--env", options->env_file,
+  bind.option("--env", options->machine.env_file,
               "Replay a snapshot (dlldoctor snapshot -o FILE); Windows paths in it map through --sysroot and --map",
               environment);
-  bind.flag("--assume-system-dlls", options->assume_system_dlls,
+  bind.flag("--assume-system-dlls", options->machine.assume_system_dlls,
             "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present", environment);
   auto* calls = "LoadLibrary calls of a running program";
   bind.option("--host", options->host, "The running program that makes the --load calls", calls);
@@ -277,7 +238,7 @@ Runner bind_simulation(CLI::App& app, const CommandLine& line, std::shared_ptr<E
               frameworks);
   bind.option("--site-packages", options->site_packages,
               "The site-packages folder to import from, instead of the interpreter's own (repeatable)", frameworks);
-  bind.option("--setenv", options->setenv, "NAME=VALUE: an environment variable of the process (repeatable)",
+  bind.option("--setenv", options->machine.setenv, "NAME=VALUE: an environment variable of the process (repeatable)",
               environment);
   bind.option("--profile", options->profile,
               "Flags of a kind of process for the --load calls: python-extension, python-ctypes, node-addon "
@@ -296,13 +257,13 @@ Runner bind_simulation(CLI::App& app, const CommandLine& line, std::shared_ptr<E
   bind.option("--fix-script", options->fix_script,
               "Also write the checked plan as a PowerShell script (FILE.ps1) to read and run on the Windows "
               "machine (-WhatIf to see what it would do)");
-  bind.option("--map", options->maps,
+  bind.option("--map", options->machine.maps,
               "HOSTDIR=WINDOWSDIR: a folder copied from the Windows machine, and where it is there; its paths are "
               "shown and scripted as Windows paths (repeatable)",
               environment);
   bind.flag("--no-color", options->no_color, "No colours in text output (also: NO_COLOR set)");
   bind_output_habits(bind, options->habits, true);
-  bind.option("--rules", options->rules, "A folder of extra rule files (*.toml; repeatable)");
+  bind.option("--rules", options->machine.rules, "A folder of extra rule files (*.toml; repeatable)");
   bind.option("--look-in", options->look_in,
               "A folder to search (recursively) for copies of DLLs that are not found (repeatable)");
   // --flags belongs to the --load before it; CLI11 keeps each option's values apart, so the command
@@ -325,7 +286,7 @@ Runner bind_simulation(CLI::App& app, const CommandLine& line, std::shared_ptr<E
 
 Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine& line) {
   auto options = std::make_shared<ExplainOptions>();
-  options->argv0 = argv0;
+  options->machine.argv0 = argv0;
   FlagBinder bind(app, line);
   if (CLI::Option* scan =
           bind.option("--scan", options->scan, "Report every copy of the DLL families in rules/ under these folders"))
@@ -350,7 +311,7 @@ Runner setup_explain(CLI::App& app, const std::string& argv0, const CommandLine&
 
 Runner setup_probe(CLI::App& app, const std::string& argv0, const CommandLine& line) {
   auto options = std::make_shared<ExplainOptions>();
-  options->argv0 = argv0;
+  options->machine.argv0 = argv0;
   options->probe = true;
   CLI::App* command = app.add_subcommand(
       "probe",
