@@ -192,7 +192,7 @@ void python_lines(const CheckRun& run, const session::PythonCheck& python, Check
 // Text: a section's title, then its lines indented by level.
 void write_text(Sink& sink, const CheckView& view, const WriteStyle& style) {
   const CheckRun& run = view.run();
-  TextOut out(sink);
+  TextOut out(sink, colours_of(style));
   const bool bad = run.verdict.tone == session::Tone::Fails || run.verdict.tone == session::Tone::Broken;
   std::vector<std::string> lines = wrap_lines(run.verdict.text, kTextWidth, "  ");
   if (style.color) {

@@ -207,7 +207,7 @@ void write_rules_line(TextOut& out, const ReportInput& input) {
 }  // namespace
 
 void write_closure_text(Sink& sink, const ClosureView& view, const WriteStyle& style) {
-  TextOut out(sink);
+  TextOut out(sink, colours_of(style));
   for (const Part part : view.parts()) {
     switch (part) {
       case Part::Verdict: write_verdict(out, view, style); break;

@@ -230,7 +230,7 @@ void write_text(Sink& sink, const ScanView& view, const WriteStyle& style) {
   const auto& result = *input.result;
   auto warn = [&](const std::string& text) { return color ? "\x1b[33m" + text + "\x1b[0m" : text; };
   auto red = [&](const std::string& text) { return color ? "\x1b[31m" + text + "\x1b[0m" : text; };
-  TextOut out(sink);
+  TextOut out(sink, colours_of(style));
   // A line that names a path: `whole` when it fits in kTextWidth columns, otherwise `shorter` with the
   // path on a line of its own below it, so that what is said about the path stays readable.
   const auto put = [&](const std::string& whole, const std::string& shorter, const std::string& path) {

@@ -19,8 +19,9 @@ std::string_view own_colour_at(std::string_view text, std::size_t at) {
   return {};
 }
 
-// `text` with what escape_bytes escapes as \xNN, dlldoctor's own colours kept.
-void append_escaped(std::string& out, std::string_view text, Escape what) {
+// `text` with what escape_bytes escapes as \xNN, dlldoctor's own colours kept if `colours` says so.
+void append_escaped(std::string& out, std::string_view text, Escape what, Colours colours) {
+  if (colours == Colours::escaped) return void(out += escape_bytes(text, what));
   std::size_t plain = 0;  // start of the text since the last colour sequence of our own
   for (std::size_t at = text.find('\x1b'); at != std::string_view::npos; at = text.find('\x1b', at + 1)) {
     const std::string_view own = own_colour_at(text, at);
@@ -103,7 +104,7 @@ std::string wrap(const std::string& text, std::size_t width, const std::string& 
 }
 
 void TextOut::line(std::string_view text) {
-  append_escaped(pending_, text, Escape::Controls);
+  append_escaped(pending_, text, Escape::Controls, colours_);
   pending_ += '\n';
   if (pending_.size() >= kPiece) flush();
 }
@@ -147,11 +148,6 @@ void TextOut::flush() {
   pending_.clear();
 }
 
-std::string safe_for_terminal(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  append_escaped(out, text, Escape::ControlsButLayout);
-  return out;
-}
+std::string safe_for_terminal(std::string_view text) { return escape_bytes(text, Escape::ControlsButLayout); }
 
 }  // namespace dlldoctor::report

@@ -25,16 +25,23 @@ std::vector<std::string> wrap_lines(const std::string& text, std::size_t width, 
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent,
                  const std::vector<std::string>& whole = {});
 
+// Whether a TextOut keeps the six colour sequences the text writers put in themselves (SGR 0, 31, 32, 33,
+// 1;31, 1;32): only for a terminal that shows colours. Otherwise every escape byte is \x1b, so a file or
+// folder name that holds one of those six reaches a file, a pipe or a Markdown report as text; on a
+// colour terminal it can at most change the colour (docs/DECISIONS.md, "Colours").
+enum class Colours { escaped, kept };
+inline Colours colours_of(const WriteStyle& style) { return style.color ? Colours::kept : Colours::escaped; }
+
 // Text for people (the text, Markdown, HTML and DOT formats) reaches a report through this, line by line:
 // the one place where the bytes of names and paths are made safe. Each line goes out with every control
-// character, every C1 control and every byte that is not UTF-8 as \xNN (only the colours the writers put in
-// themselves kept), then a newline. A writer never hands it a newline inside a line, so no byte a file
+// character, every C1 control and every byte that is not UTF-8 as \xNN (the writers' own colours kept when
+// `colours` says so), then a newline. A writer never hands it a newline inside a line, so no byte a file
 // holds (a DLL name in an import table, a folder name, a registry value) can end a line of the report,
 // start a new one or move a terminal's cursor, and a field a writer prints for the first time is as safe
 // as the others. It goes to the sink in pieces of 64 KiB.
 class TextOut {
  public:
-  explicit TextOut(Sink& sink) : sink_(sink) {}
+  explicit TextOut(Sink& sink, Colours colours = Colours::escaped) : sink_(sink), colours_(colours) {}
   TextOut(const TextOut&) = delete;
   TextOut& operator=(const TextOut&) = delete;
   ~TextOut() { flush(); }
@@ -56,12 +63,13 @@ class TextOut {
 
  private:
   Sink& sink_;
+  Colours colours_;
   std::string pending_;
 };
 
 // A message on its way to a terminal (dlldoctor's own stderr lines, which quote names from files): every
-// control character but newline and tab, every C1 control and every byte that is not UTF-8 as \xNN; the only
-// escape sequences kept are the colours the writers use themselves (SGR 0, 31, 32, 33, 1;31, 1;32).
+// control character but newline and tab, every C1 control and every byte that is not UTF-8 as \xNN. None of
+// them is coloured, so no escape sequence is kept.
 std::string safe_for_terminal(std::string_view text);
 
 }  // namespace dlldoctor::report

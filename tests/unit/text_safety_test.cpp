@@ -28,11 +28,11 @@ TEST_CASE("UTF-8: valid sequences by length, invalid ones 0") {
   CHECK(valid_utf8(""));
 }
 
-TEST_CASE("safe_for_terminal: text, newlines, tabs and dlldoctor's own colours pass; controls and bad bytes do not") {
+TEST_CASE("safe_for_terminal: text, newlines and tabs pass; controls, escape sequences and bad bytes do not") {
   CHECK(safe_for_terminal("cudnn64_9.dll 9.1.0.70\n\tC:\\tools\n") == "cudnn64_9.dll 9.1.0.70\n\tC:\\tools\n");
   CHECK(safe_for_terminal("├─ 日本 ü") == "├─ 日本 ü");
-  CHECK(safe_for_terminal("\x1b[31mNOT FOUND\x1b[0m \x1b[1;32mHEALTHY\x1b[0m") ==
-        "\x1b[31mNOT FOUND\x1b[0m \x1b[1;32mHEALTHY\x1b[0m");
+  // A message is never coloured: a colour sequence in it came from a file.
+  CHECK(safe_for_terminal("C:\\tools\\\x1b[31mred\x1b[0m\\x.dll") == "C:\\tools\\\\x1b[31mred\\x1b[0m\\x.dll");
   CHECK(safe_for_terminal("a\x1b[2Jb") == "a\\x1b[2Jb");                 // erase the screen
   CHECK(safe_for_terminal("\x1b]0;title\x07") == "\\x1b]0;title\\x07");  // set the window title
   CHECK(safe_for_terminal("x\ry") == "x\\x0dy");
@@ -43,6 +43,25 @@ TEST_CASE("safe_for_terminal: text, newlines, tabs and dlldoctor's own colours p
   CHECK(safe_for_terminal("bad\xff\xfe.dll") == "bad\\xff\\xfe.dll");
   CHECK(safe_for_terminal("cut \xe6\x97") == "cut \\xe6\\x97");
   CHECK(safe_for_terminal("{\"dll\": \"\\u001bibwapi.dll\"}") == "{\"dll\": \"\\u001bibwapi.dll\"}");
+}
+
+// A report's text keeps the colours its writer put in only for a colour terminal; a folder name holding the
+// very same sequences is text in a file, a pipe or a Markdown report.
+TEST_CASE("TextOut: the writers' colours are kept only when it is told to keep them") {
+  using dlldoctor::report::Colours;
+  using dlldoctor::report::StringSink;
+  using dlldoctor::report::TextOut;
+  const std::string hostile = "C:\\\x1b[31mred\x1b[0m\\cudnn64_9.dll";
+  const std::string line = "\x1b[1;31mBROKEN\x1b[0m " + hostile;
+  StringSink plain;
+  TextOut(plain).line(line);
+  CHECK(plain.text() == "\\x1b[1;31mBROKEN\\x1b[0m C:\\\\x1b[31mred\\x1b[0m\\cudnn64_9.dll\n");
+  StringSink coloured;
+  TextOut(coloured, Colours::kept).line(line);
+  CHECK(coloured.text() == line + "\n");
+  StringSink other;
+  TextOut(other, Colours::kept).line("\x1b[2J\x1b]0;title\x07");  // erase the screen, set the title
+  CHECK(other.text() == "\\x1b[2J\\x1b]0;title\\x07\n");
 }
 
 // printable_ascii_end reads eight bytes at a time; the answer must be the one a byte-by-byte reading
