@@ -90,6 +90,10 @@ void fields(A& a, DriverMinimum& d) {
   members<DriverMinimum>(a, d.cuda_major, d.cuda_minor, d.driver);
 }
 template <typename A>
+void fields(A& a, DriverFloor& d) {
+  members<DriverFloor>(a, d.cuda_major, d.driver);
+}
+template <typename A>
 void fields(A& a, RecipeAttribute& r) {
   members<RecipeAttribute>(a, r.name, r.file, r.key, r.package, r.dist_info);
 }
@@ -145,8 +149,9 @@ void fields(A& a, MachinePlaces& m) {
 }
 template <typename A>
 void fields(A& a, RuleData& d) {
-  members<RuleData>(a, d.families, d.failure_modes, d.findings, d.driver_minimums, d.recipes, d.profiles,
-                    d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, d.machine, NotKept{}, NotKept{});
+  members<RuleData>(a, d.families, d.failure_modes, d.findings, d.driver_minimums, d.driver_floors, d.recipes,
+                    d.profiles, d.delay_load_hooks, d.lazy_loads, d.loader_errors, d.libraries, d.machine, NotKept{},
+                    NotKept{});
 }
 
 template <typename T>

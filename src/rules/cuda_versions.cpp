@@ -51,6 +51,17 @@ const DriverMinimum* newest_cuda_supported(const RuleData& rules, const std::str
   return newest;
 }
 
+DriverVerdict judge_driver(const RuleData& rules, const CudaRelease& cuda, const std::string& driver) {
+  DriverVerdict verdict;
+  verdict.minimum = minimum_driver(rules, cuda);
+  for (const DriverFloor& floor : rules.driver_floors)
+    if (floor.cuda_major == cuda.major) verdict.floor = &floor;
+  if (!verdict.minimum || !driver_older(driver, verdict.minimum->driver)) return verdict;
+  const bool on_floor = verdict.floor && !driver_older(driver, verdict.floor->driver);
+  verdict.fit = on_floor ? DriverFit::minor_compatible : DriverFit::too_old;
+  return verdict;
+}
+
 bool driver_older(const std::string& driver, const std::string& minimum) {
   return driver_number(driver) < driver_number(minimum);
 }

@@ -32,6 +32,17 @@ const DriverMinimum* minimum_driver(const RuleData& rules, const CudaRelease& cu
 // every entry.
 const DriverMinimum* newest_cuda_supported(const RuleData& rules, const std::string& driver);
 
+// How a driver fits a CUDA release: at or above the release's own minimum; below it but on its major's
+// floor (minor version compatibility: programs start, newer PTX and newer calls fail); or below both (or no
+// floor for that major), where the first CUDA call fails.
+enum class DriverFit { enough, minor_compatible, too_old };
+struct DriverVerdict {
+  DriverFit fit = DriverFit::enough;
+  const DriverMinimum* minimum = nullptr;  // none for a release older than the table (then `enough`)
+  const DriverFloor* floor = nullptr;      // the major's, when the table has one
+};
+DriverVerdict judge_driver(const RuleData& rules, const CudaRelease& cuda, const std::string& driver);
+
 // Whether `driver` is older than `minimum` ("536.23" < "551.61").
 bool driver_older(const std::string& driver, const std::string& minimum);
 

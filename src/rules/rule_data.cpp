@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "core/fs.hpp"
 #include "dlldoctor/core/dll_name.hpp"
@@ -234,6 +235,22 @@ Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
   return minimum;
 }
 
+Result<DriverFloor> read_driver_floor(const TableReader& in) {
+  auto keys = in.only_keys({"cuda", "driver"});
+  if (!keys) return keys.error();
+  auto cuda = in.text("cuda");
+  if (!cuda) return cuda.error();
+  auto driver = in.text("driver");
+  if (!driver) return driver.error();
+  DriverFloor floor;
+  char rest = 0;
+  if (std::sscanf(cuda->c_str(), "%d%c", &floor.cuda_major, &rest) != 1) {
+    return Error{fmt::format("{}: cuda must be a major release alone (\"12\")", in.at())};
+  }
+  floor.driver = *driver;
+  return floor;
+}
+
 Result<LoaderError> read_loader_error(const TableReader& in) {
   LoaderError out;
   out.source = in.at();
@@ -375,6 +392,8 @@ Result<bool> parse_file(const RuleFile& rule_file, RuleData& data) {
   if (const toml::table* driver = root["driver"].as_table()) {
     auto minimums = read_tables(*driver, "minimum", file, data.driver_minimums, read_driver_minimum);
     if (!minimums) return minimums;
+    auto floors = read_tables(*driver, "minor_compatible", file, data.driver_floors, read_driver_floor);
+    if (!floors) return floors;
   }
   data.files.push_back(file);
   return true;
@@ -440,6 +459,11 @@ Result<bool> validate(RuleData& data) {
             [](const DriverMinimum& a, const DriverMinimum& b) {
               return std::tie(a.cuda_major, a.cuda_minor) < std::tie(b.cuda_major, b.cuda_minor);
             });
+  std::set<int> floor_majors;
+  for (const DriverFloor& floor : data.driver_floors) {
+    if (!floor_majors.insert(floor.cuda_major).second)
+      return Error{fmt::format("[driver] minor_compatible: CUDA {} is given twice", floor.cuda_major)};
+  }
   return true;
 }
 
@@ -541,6 +565,7 @@ void append(RuleData& to, RuleData& from) {
   append(to.failure_modes, from.failure_modes);
   append(to.findings, from.findings);
   append(to.driver_minimums, from.driver_minimums);
+  append(to.driver_floors, from.driver_floors);
   append(to.recipes, from.recipes);
   append(to.profiles, from.profiles);
   append(to.delay_load_hooks, from.delay_load_hooks);

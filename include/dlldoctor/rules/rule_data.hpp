@@ -107,6 +107,13 @@ struct DriverMinimum {
   std::string driver;  // "551.61"
 };
 
+// The oldest driver a runtime of CUDA major.x starts on at all (minor version compatibility): between it
+// and the release's own minimum, the program runs but newer PTX and newer calls fail.
+struct DriverFloor {
+  int cuda_major = 0;
+  std::string driver;  // "527.41"
+};
+
 // Which rules a run used (--version and every report's environment section say it): the ones built into
 // the binary, or a rules folder beside it that overrides them, and the --rules folders that extend them.
 struct RulesOrigin {
@@ -148,6 +155,7 @@ struct RuleData {
   std::vector<FailureMode> failure_modes;
   std::vector<FindingRule> findings;
   std::vector<DriverMinimum> driver_minimums;  // ascending by CUDA version
+  std::vector<DriverFloor> driver_floors;      // one per CUDA major at most
   std::vector<Recipe> recipes;
   std::vector<LoadProfile> profiles;
   std::vector<graph::DelayLoadHook> delay_load_hooks;

@@ -92,15 +92,23 @@ RuleOutput run_machine_rules(const MachineFacts& facts, const RuleData& rules) {
     for (const MachineFacts::Toolkit& toolkit : facts.toolkits) {
       int major = 0, minor = 0;
       if (std::sscanf(toolkit.release.c_str(), "%d.%d", &major, &minor) != 2) continue;
-      const DriverMinimum* minimum = minimum_driver(rules, CudaRelease{major, minor});
-      if (!minimum || !driver_older(*facts.driver, minimum->driver)) continue;
-      sink.emit("driver-too-old", "toolkit", "nvcuda.dll",
-                {{"driver", *facts.driver},
-                 {"driver_file_version", facts.driver_file_version},
-                 {"minimum", minimum->driver},
-                 {"cuda", toolkit.release},
-                 {"root", toolkit.root}},
-                {{"driver", *facts.driver}, {"minimum", minimum->driver}, {"cuda", toolkit.release}});
+      const DriverVerdict verdict = judge_driver(rules, CudaRelease{major, minor}, *facts.driver);
+      if (verdict.fit == DriverFit::enough) continue;
+      const bool compatible = verdict.fit == DriverFit::minor_compatible;
+      Vars vars = {{"driver", *facts.driver},
+                   {"driver_file_version", facts.driver_file_version},
+                   {"minimum", verdict.minimum->driver},
+                   {"cuda", toolkit.release},
+                   {"cuda_major", std::to_string(major)},
+                   {"root", toolkit.root}};
+      detail::Json evidence = {
+          {"driver", *facts.driver}, {"minimum", verdict.minimum->driver}, {"cuda", toolkit.release}};
+      if (verdict.floor) {
+        vars.emplace("floor", verdict.floor->driver);
+        evidence["minor_compatible_driver"] = verdict.floor->driver;
+      }
+      sink.emit("driver-too-old", compatible ? "toolkit_minor_compat" : "toolkit", "nvcuda.dll", vars,
+                std::move(evidence), compatible ? std::optional<Severity>(Severity::Warning) : std::nullopt);
     }
   }
   for (const MachineFacts::Header& header : facts.headers) {

@@ -59,14 +59,17 @@ void driver(const RuleInput& input, FindingSink& sink) {
       {"nvcuda", display_path(nvcuda->resolution.windows_path, nvcuda->resolution.path.value_or(""))},
       {"nvcuda_version", file_version.to_string()},
       {"minimum_driver", minimum->driver}};
-  if (!driver_older(installed, minimum->driver)) return;
-  sink.emit("driver-too-old", "default", "nvcuda.dll",
-            {{"driver", installed},
-             {"driver_file_version", file_version.to_string()},
-             {"minimum", minimum->driver},
-             {"cuda", cuda_text},
-             {"cuda_dll", cuda->dll}},
-            evidence, std::nullopt, {DllName(cuda->dll)});
+  const DriverVerdict verdict = judge_driver(input.rules, cuda->release, installed);
+  if (verdict.fit == DriverFit::enough) return;
+  const bool compatible = verdict.fit == DriverFit::minor_compatible;
+  Vars vars = {{"driver", installed}, {"driver_file_version", file_version.to_string()},   {"minimum", minimum->driver},
+               {"cuda", cuda_text},   {"cuda_major", std::to_string(cuda->release.major)}, {"cuda_dll", cuda->dll}};
+  if (verdict.floor) {
+    vars.emplace("floor", verdict.floor->driver);
+    evidence["minor_compatible_driver"] = verdict.floor->driver;
+  }
+  sink.emit("driver-too-old", compatible ? "minor_compat" : "default", "nvcuda.dll", vars, evidence,
+            compatible ? std::optional<Severity>(Severity::Warning) : std::nullopt, {DllName(cuda->dll)});
 }
 
 // MSVC linkers write 14.x into the optional header; GNU ld and lld (MinGW mode) write their own
