@@ -18,31 +18,15 @@ namespace {
 struct SnapshotOptions {
   std::string output;
   std::string format = "json";
-  std::string sysroot;
-  std::vector<std::string> path;
-  std::string cwd;
-  std::string safe_mode;
-  std::string windows_user;
-  bool assume_system_dlls = false;
-  std::string argv0;
-  std::vector<std::string> rules;
+  MachineFlags machine;  // --sysroot, --path, --cwd, --safe-dll-search-mode, --windows-user, ...
 };
 
 int run_snapshot(const SnapshotOptions& options) {
-  session::MachineSpec spec;
-  spec.argv0 = options.argv0;
   // The variables the shipped recipes read (and those of --rules folders, when given) are kept.
-  spec.rules = options.rules;
-  env::EnvironmentFlags& flags = spec.flags;
-  if (!options.sysroot.empty()) flags.sysroot = options.sysroot;
-  flags.path = options.path;
-  if (!options.cwd.empty()) flags.cwd = options.cwd;
-  if (!options.safe_mode.empty()) flags.safe_dll_search_mode = options.safe_mode == "on";
-  if (!options.windows_user.empty()) flags.windows_user = options.windows_user;
-  flags.assume_system_dlls = options.assume_system_dlls;
+  const session::MachineSpec spec = machine_spec(options.machine);
 #ifndef _WIN32
   // Off Windows there is no live environment to capture: a snapshot holds a mounted drive or the flags.
-  if (!flags.sysroot && flags.path.empty()) {
+  if (!spec.flags.sysroot && spec.flags.path.empty()) {
     print_message(
         "snapshot captures a Windows machine: run dlldoctor.exe snapshot on it; here, name a mounted Windows "
         "drive with --sysroot (its registry PATH, KnownDLLs and System32), or describe one with --path");
@@ -73,7 +57,7 @@ int run_snapshot(const SnapshotOptions& options) {
 
 Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags) {
   auto options = std::make_shared<SnapshotOptions>();
-  options->argv0 = argv0;
+  options->machine.argv0 = argv0;
   CLI::App* command = app.add_subcommand(
       "snapshot",
       "Save the environment (folders, PATHs, KnownDLLs, flags, OS version, System32 DLLs with versions) as JSON, "
@@ -89,17 +73,19 @@ Runner setup_snapshot(CLI::App& app, const std::string& argv0, bool bind_flags) 
   command->add_option("--format", options->format, "Output format (a snapshot is JSON)")
       ->check(CLI::IsMember({"json"}))
       ->capture_default_str();
-  command->add_option("--sysroot", options->sysroot, "A mounted Windows drive, or a copy holding Windows/System32");
-  one_value_each(
-      command->add_option("--path", options->path, "A PATH entry or a ;-separated PATH (repeatable, order kept)"));
-  command->add_option("--cwd", options->cwd, "The current folder of the process");
-  command->add_option("--safe-dll-search-mode", options->safe_mode, "SafeDllSearchMode (default on)")
+  command->add_option("--sysroot", options->machine.sysroot,
+                      "A mounted Windows drive, or a copy holding Windows/System32");
+  one_value_each(command->add_option("--path", options->machine.path,
+                                     "A PATH entry or a ;-separated PATH (repeatable, order kept)"));
+  command->add_option("--cwd", options->machine.cwd, "The current folder of the process");
+  command->add_option("--safe-dll-search-mode", options->machine.safe_mode, "SafeDllSearchMode (default on)")
       ->check(CLI::IsMember({"on", "off"}));
-  command->add_option("--windows-user", options->windows_user, "The profile under Users/ whose registry PATH to save");
-  command->add_flag("--assume-system-dlls", options->assume_system_dlls,
+  command->add_option("--windows-user", options->machine.windows_user,
+                      "The profile under Users/ whose registry PATH to save");
+  command->add_flag("--assume-system-dlls", options->machine.assume_system_dlls,
                     "The sysroot is a partial copy: stock Windows DLLs missing from it are taken as present");
   one_value_each(
-      command->add_option("--rules", options->rules,
+      command->add_option("--rules", options->machine.rules,
                           "A folder of extra rule files: the variables its recipes read are saved too (repeatable)"));
   return [options] { return run_snapshot(*options); };
 }

@@ -38,7 +38,7 @@ std::string driver_version(const pe::Version& nvcuda_version) {
 const DriverMinimum* minimum_driver(const RuleData& rules, const CudaRelease& cuda) {
   const DriverMinimum* minimum = nullptr;
   for (const DriverMinimum& m : rules.driver_minimums) {
-    if (std::tie(m.cuda_major, m.cuda_minor) <= std::tie(cuda.major, cuda.minor)) minimum = &m;
+    if (m.cuda_major == cuda.major && m.cuda_minor <= cuda.minor) minimum = &m;
   }
   return minimum;
 }

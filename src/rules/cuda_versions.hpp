@@ -24,8 +24,8 @@ std::optional<CudaRelease> cuda_release(const Family& family, const pe::Version&
 // The driver an nvcuda.dll file version is: "552.44" for 31.0.15.5244.
 std::string driver_version(const pe::Version& nvcuda_version);
 
-// The oldest driver the CUDA release needs, from the [driver] minimum table; none for a release older
-// than the table.
+// The oldest driver the CUDA release needs, from the [driver] minimum table (the row of its major at or
+// below it); none for a major the table does not know, whose needs it cannot tell.
 const DriverMinimum* minimum_driver(const RuleData& rules, const CudaRelease& cuda);
 
 // The newest CUDA release the driver ("552.44") runs, from the same table; none for a driver older than

@@ -9,6 +9,7 @@
 #include "dlldoctor/graph/dependency_graph.hpp"
 #include "dlldoctor/resolve/resolver.hpp"
 #include "dlldoctor/rules/rule_engine.hpp"
+#include "rules/cuda_versions.hpp"
 #include "support/memory_world.hpp"
 
 using namespace dlldoctor;
@@ -227,4 +228,32 @@ TEST_CASE("detectors: run_folder_rules finds a folder that mixes cuDNN releases,
     const std::string main = test::forward_slashes(finding->evidence["main"].get<std::string>());
     CHECK_MESSAGE(main.find("one_release") == std::string::npos, main);
   }
+}
+
+// The driver against a CUDA release, on the shipped table (rules/cuda.toml): at or above the release's own
+// minimum nothing; on its major's floor (minor version compatibility) a warning; below it an error; a major
+// the table does not know is not judged.
+TEST_CASE("judge_driver: the release's minimum, its major's floor, and majors the table does not know") {
+  using rules::CudaRelease;
+  using rules::DriverFit;
+  const rules::RuleData& table = *test::source_rules();
+  const auto fit = [&](int major, int minor, const char* driver) {
+    return rules::judge_driver(table, CudaRelease{major, minor}, driver).fit;
+  };
+  CHECK(fit(12, 4, "551.61") == DriverFit::enough);  // exactly the minimum
+  CHECK(fit(12, 4, "552.44") == DriverFit::enough);
+  CHECK(fit(12, 4, "551.60") == DriverFit::minor_compatible);
+  CHECK(fit(12, 4, "527.41") == DriverFit::minor_compatible);  // exactly the 12.x floor
+  CHECK(fit(12, 4, "527.40") == DriverFit::too_old);
+  CHECK(fit(12, 7, "560.76") == DriverFit::enough);  // a release between rows takes the row below (12.6)
+  CHECK(fit(11, 8, "465.89") == DriverFit::minor_compatible);
+  CHECK(fit(11, 8, "452.38") == DriverFit::too_old);
+  CHECK(fit(11, 0, "451.48") == DriverFit::enough);  // 11.0 shipped below the 11.x floor: its own minimum holds
+  CHECK(fit(11, 0, "451.47") == DriverFit::too_old);
+  CHECK(fit(13, 0, "580.88") == DriverFit::enough);
+  CHECK(fit(13, 0, "576.02") == DriverFit::too_old);
+  // Neither 10.x nor a CUDA 14 is in the table: 13.0's minimum says nothing about them.
+  CHECK(fit(10, 2, "400.00") == DriverFit::enough);
+  CHECK(fit(14, 0, "400.00") == DriverFit::enough);
+  CHECK(rules::judge_driver(table, CudaRelease{14, 0}, "400.00").minimum == nullptr);
 }
