@@ -4,21 +4,21 @@
 # family, finding and recipe. The texts go in as bytes (a raw string literal would end at the first ")..."
 # a rule file holds), with a digest of them all that names the rules' version, and the same rules compiled
 # by dlldoctor_compile_rules (rules/compiled_rules.hpp), which a run decodes instead of parsing the TOML. A
-# cross build, which cannot run the compiler, embeds the file a native build made, or none.
+# cross build, which cannot run the compiler, embeds the file a native build made, or none. The compiled
+# form is embedded only beside the texts it was made from: its COMPILED.version (rules_version.cmake) must
+# be these texts' version, so that a run can decode it without checking it against the texts.
 cmake_policy(SET CMP0007 NEW)
 if(NOT OUTPUT OR NOT FILES)
   message(FATAL_ERROR "usage: cmake -DOUTPUT=<builtin_rules.cpp> -DFILES=<a.toml;...> [-DCOMPILED=<file>] -P embed_rules.cmake")
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/rules_version.cmake")
 list(SORT FILES)
 set(arrays "")
 set(rows "")
-set(all "")
 set(index 0)
 foreach(file IN LISTS FILES)
   get_filename_component(name "${file}" NAME)
   file(READ "${file}" hex HEX)
-  file(SHA256 "${file}" digest)
-  string(APPEND all "${name} ${digest}\n")
   string(LENGTH "${hex}" hex_length)
   math(EXPR size "${hex_length} / 2")
   # Two hex digits a byte, 24 bytes a line.
@@ -28,11 +28,18 @@ foreach(file IN LISTS FILES)
   string(APPEND rows "    {\"${name}\", reinterpret_cast<const char*>(kFile${index}), ${size}},\n")
   math(EXPR index "${index} + 1")
 endforeach()
-string(SHA256 version "${all}")
-string(SUBSTRING "${version}" 0 12 version)
+dlldoctor_rules_version("${FILES}" version)
 set(compiled_size 0)
 set(compiled_bytes "")
 if(COMPILED AND EXISTS "${COMPILED}")
+  set(made_from "none (no ${COMPILED}.version)")
+  if(EXISTS "${COMPILED}.version")
+    file(STRINGS "${COMPILED}.version" made_from LIMIT_COUNT 1)
+  endif()
+  if(NOT made_from STREQUAL version)
+    message(FATAL_ERROR "${COMPILED} was compiled from other rule files (version ${made_from}) than the ones "
+                        "embedded here (${version}): build the native build of this tree first")
+  endif()
   file(READ "${COMPILED}" hex HEX)
   string(LENGTH "${hex}" hex_length)
   math(EXPR compiled_size "${hex_length} / 2")

@@ -374,26 +374,13 @@ class Reader {
   bool ok_ = true;
 };
 
-constexpr std::string_view kMagic = "dlldoctor compiled rules 3\n";
+constexpr std::string_view kMagic = "dlldoctor compiled rules 4\n";
 
 std::string layout() {
   Signature signature;
   RuleData data;
   signature(data);
   return signature.text();
-}
-
-std::uint64_t checksum(std::string_view bytes) { return std::hash<std::string_view>()(bytes); }
-
-// One sum of the files' names and texts, as the compiled rules were made from them: each file's own sums
-// combined in order, so that the texts are read once and never copied (this runs at every start).
-std::uint64_t texts_checksum(const std::vector<RuleFile>& files) {
-  std::uint64_t sum = files.size();
-  for (const RuleFile& file : files) {
-    for (const std::uint64_t part : {checksum(file.name), checksum(file.text), std::uint64_t{file.text.size()}})
-      sum = (sum ^ part) * 0x100000001b3ULL;  // FNV-1a's step, on 64-bit parts
-  }
-  return sum;
 }
 
 }  // namespace
@@ -422,20 +409,14 @@ Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFi
   Writer out(files);
   out(kMagic);
   out(layout());
-  out.number(texts_checksum(files));
-  out.number(checksum(*payload));
   out.bytes() += *payload;
   return std::move(out.bytes());
 }
 
 std::optional<RuleData> read_compiled_rules(std::string_view bytes, const std::vector<RuleFile>& files) {
   Reader in(bytes, files);
-  if (in.text() != kMagic || in.text() != layout() || in.number() != texts_checksum(files)) return std::nullopt;
-  const std::uint64_t sum = in.number();
-  if (!in.ok()) return std::nullopt;
-  const std::string_view payload = bytes.substr(bytes.size() - in.remaining());
-  if (checksum(payload) != sum) return std::nullopt;
-  return read_compiled_payload(payload, files);
+  if (in.text() != kMagic || in.text() != layout() || !in.ok()) return std::nullopt;
+  return read_compiled_payload(bytes.substr(bytes.size() - in.remaining()), files);
 }
 
 }  // namespace dlldoctor::rules

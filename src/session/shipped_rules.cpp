@@ -18,14 +18,23 @@ std::optional<std::string> default_rules_folder(const std::string& argv0) {
   return std::nullopt;
 }
 
-std::vector<rules::RuleFile> builtin_rule_files() {
+namespace {
+
+// The built-in files' paths and names; their texts only when they are to be parsed (copying 100 KB of text
+// at every start was a good part of reading the rules).
+std::vector<rules::RuleFile> builtin_files(bool with_texts) {
   std::vector<rules::RuleFile> files;
   for (std::size_t i = 0; i < kBuiltinRuleFileCount; ++i) {
     const BuiltinRuleFile& file = kBuiltinRuleFiles[i];
-    files.push_back({std::string("<built-in>/") + file.name, file.name, std::string(file.text, file.size)});
+    files.push_back({std::string("<built-in>/") + file.name, file.name,
+                     with_texts ? std::string(file.text, file.size) : std::string()});
   }
   return files;
 }
+
+}  // namespace
+
+std::vector<rules::RuleFile> builtin_rule_files() { return builtin_files(true); }
 
 Result<rules::RuleData> load_shipped_rules(const std::string& argv0, const std::vector<std::string>& extra_folders) {
   return load_rules_from(default_rules_folder(argv0), extra_folders, kBuiltinCompiledRules);
@@ -58,13 +67,14 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
         origin.edited.push_back(std::string(b->name) + " (missing)");
     }
   } else {
-    first = builtin_rule_files();
+    first = builtin_files(false);
   }
   // The built-in texts, from the binary or a folder that edits none of them: their compiled form, made from
   // exactly these texts at build time, is decoded instead of parsed (parsing the TOML was the largest part
   // of a closure's time: docs/PERFORMANCE.md), with the sources in the files read.
   std::optional<rules::RuleData> compiled;
   if (origin.edited.empty()) compiled = rules::read_compiled_rules(compiled_rules, first);
+  if (!compiled && !shipped) first = builtin_files(true);
   rules::RuleData shipped_rules;
   if (compiled) {
     shipped_rules = std::move(*compiled);

@@ -1,11 +1,13 @@
 // The rules compiled at build time and built into the binary: decoded instead of the TOML exactly while the
 // texts are the built-in ones (no rules folder beside the binary, or one that edits nothing), with the
-// files' own paths in their sources; anything else (an edited, added or removed file, damaged or cut bytes)
-// and the TOML is parsed, with the same result.
+// files' own paths in their sources; anything else (an edited, added or removed file, another layout's or
+// cut bytes) and the TOML is parsed, with the same result. That the embedded form was made from the embedded
+// texts is the build's check (rules_embed_refuses_other_texts).
 #include "rules/compiled_rules.hpp"
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -116,33 +118,42 @@ TEST_CASE("a rules folder that edits, adds or removes a file is parsed") {
   CHECK(data.families.front().name != "named only in the compiled form");
   CHECK(!data.origin.edited.empty());
   same_rules(files_of(folder), data, shipped(folder, ""));
-  CHECK_FALSE(read_compiled_rules(bytes, files_of(folder)));
 }
 
-TEST_CASE("damaged or cut compiled rules are not read, and the TOML gives the rules") {
+TEST_CASE("cut compiled rules, or another layout's, are not read, and the TOML gives the rules") {
   const std::vector<RuleFile> builtin = session::builtin_rule_files();
   const std::string bytes = compiled(builtin, marked(builtin));
   REQUIRE(read_compiled_rules(bytes, builtin));
   int rejected = 0;
   for (std::size_t at = 0; at < bytes.size(); at += bytes.size() / 97 + 1) {
+    const bool read_cut = read_compiled_rules(std::string_view(bytes).substr(0, at), builtin).has_value();
+    CHECK_FALSE(read_cut);
+    rejected += !read_cut;
+  }
+  CHECK(rejected > 90);
+  CHECK_FALSE(read_compiled_rules(bytes + "x", builtin));
+  // The magic and the layout (the rule structs' members, by type) come first: a byte changed there is
+  // another build's form.
+  // Each is a text: its length in 8 bytes (little-endian), then its bytes.
+  const auto text_end = [&](std::size_t at) {
+    std::uint64_t size = 0;
+    for (int i = 0; i < 8; ++i) size |= std::uint64_t(static_cast<unsigned char>(bytes.at(at + i))) << (8 * i);
+    return at + 8 + size;
+  };
+  const std::size_t header_end = text_end(text_end(0));
+  REQUIRE(header_end < bytes.size());
+  for (std::size_t at = 0; at < header_end; at += header_end / 150 + 1) {
     std::string flipped = bytes;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x5a);
-    const bool read_flipped = read_compiled_rules(flipped, builtin).has_value();
-    const bool read_cut = read_compiled_rules(std::string_view(bytes).substr(0, at), builtin).has_value();
-    CHECK_FALSE(read_flipped);
-    CHECK_FALSE(read_cut);
-    rejected += !read_flipped + !read_cut;
+    CHECK_FALSE(read_compiled_rules(flipped, builtin));
   }
-  CHECK(rejected > 150);
-  CHECK_FALSE(read_compiled_rules(bytes + "x", builtin));
   same_rules(builtin, shipped(std::nullopt, std::string_view(bytes).substr(0, bytes.size() / 2)),
              shipped(std::nullopt, ""));
 }
 
 TEST_CASE("the decoder of the rules part checks every length, count, index and value, whatever the bytes") {
-  // The checksum turns away a changed byte anywhere in the compiled form, so the decoder's own checks are
-  // reached here, on the rules part alone: changed bytes decode to other rules or are refused, never
-  // read past the end (this runs under ASan); a cut is always refused.
+  // On the rules part alone: changed bytes decode to other rules or are refused, never read past the end
+  // (this runs under ASan); a cut is always refused.
   const std::vector<RuleFile> files = files_of(copy_of_rules("payload"));
   auto payload = compile_rules_payload(parsed(files), files);
   REQUIRE(payload);
