@@ -53,15 +53,20 @@ int run_check(const CheckOptions& given) {
       same_file(options.output, options.fix_script))
     return fail("-o and --fix-script name the same file (" + options.output +
                 "): one would replace the other; name two files (nothing was written)");
-  const report::Stamp stamp = report::Stamp::now();
-  const report::CheckView view(*run, stamp);
-  if (write_fix_script(run->plan ? &*run->plan : nullptr, options.fix_script,
-                       {stamp.tool_version, "dlldoctor check", run->verdict.text}) != kExitOk)
-    return kExitFailure;
-  if (write_report(report::check_writers(), options.format, view, options.output,
-                   {use_color(options.habits, options.no_color, options.output)}, "check") != kExitOk)
-    return kExitFailure;
-  return run->exit_status() == 0 ? kExitOk : kExitFindings;
+  {
+    const report::Stamp stamp = report::Stamp::now();
+    const report::CheckView view(*run, stamp);
+    if (write_fix_script(run->plan ? &*run->plan : nullptr, options.fix_script,
+                         {stamp.tool_version, "dlldoctor check", run->verdict.text}) != kExitOk)
+      return kExitFailure;
+    if (write_report(report::check_writers(), options.format, view, options.output,
+                     {use_color(options.habits, options.no_color, options.output)}, "check") != kExitOk)
+      return kExitFailure;
+  }
+  const int status = run->exit_status() == 0 ? kExitOk : kExitFindings;
+  leave_to_process_exit(std::move(*run));
+  leave_to_process_exit(std::move(*machine));
+  return status;
 }
 
 }  // namespace

@@ -186,14 +186,19 @@ int run_explain(const ExplainOptions& given) {
       same_file(options.output, options.fix_script))
     return fail("-o and --fix-script name the same file (" + options.output +
                 "): one would replace the other; name two files (nothing was written)");
-  const report::ClosureView view(*run, report::Stamp::now());
-  if (write_fix_script(run->plan ? &*run->plan : nullptr, options.fix_script,
-                       {view.input().tool_version, run->closure().outcome.request, view.verdict()}) != kExitOk)
-    return kExitFailure;
-  if (write_report(report::closure_writers(), options.format, view, options.output,
-                   {use_color(options.habits, options.no_color, options.output)}, "the report") != kExitOk)
-    return kExitFailure;
-  return run->exit_status() == 0 ? kExitOk : kExitFindings;
+  {
+    const report::ClosureView view(*run, report::Stamp::now());
+    if (write_fix_script(run->plan ? &*run->plan : nullptr, options.fix_script,
+                         {view.input().tool_version, run->closure().outcome.request, view.verdict()}) != kExitOk)
+      return kExitFailure;
+    if (write_report(report::closure_writers(), options.format, view, options.output,
+                     {use_color(options.habits, options.no_color, options.output)}, "the report") != kExitOk)
+      return kExitFailure;
+  }
+  const int status = run->exit_status() == 0 ? kExitOk : kExitFindings;
+  leave_to_process_exit(std::move(*run));
+  leave_to_process_exit(std::move(*machine));
+  return status;
 }
 
 // The flags of the simulation, shared by the main command and `dlldoctor probe` (which checks the very

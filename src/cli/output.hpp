@@ -1,9 +1,11 @@
 #pragma once
 // Where a command's report goes: stdout, or the file named by -o. Errors always go to stderr.
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,16 @@ inline void print_message(const std::string& message) {
     start = end + 1;
   }
   std::fwrite(lines.data(), 1, lines.size(), stderr);
+}
+
+// What a command built for its report (the machine: its rules, every image read and its mapping; the run)
+// is left to the end of the process instead of freed piece by piece: the report is out, the process ends next,
+// and the system takes the memory and the mappings back at once, in less time than freeing them took
+// (docs/PERFORMANCE.md). It stays reachable, so a leak checker does not count it.
+template <typename T>
+void leave_to_process_exit(T&& object) {
+  static auto* const kept = new std::vector<std::shared_ptr<void>>();
+  kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(object)));
 }
 
 // Where a report goes, piece by piece as its writer hands it over: stdout, or the file -o names
