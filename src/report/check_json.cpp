@@ -102,6 +102,7 @@ void put_cudnn(JsonStream& out, const std::vector<session::CudnnCheck>& families
       out.put_text("found_as", copy.found_as);
       out.put_text_or_null("python", copy.python.empty() ? std::nullopt : std::optional<std::string>(copy.python));
       out.put_bool("loads", copy.wins);
+      put_owner(out, copy.owner);
       out.put_texts("missing", copy.missing);
       out.put_texts("other_versions", copy.other_versions);
       out.put_texts("renamed", copy.renamed);

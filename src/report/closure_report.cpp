@@ -111,6 +111,19 @@ void put_outcome(JsonStream& out, std::string_view key, const graph::Outcome& ou
   out.close();
 }
 
+void put_owner(JsonStream& out, const std::optional<session::Owner>& owner) {
+  if (!owner) {
+    out.put_null("owner");
+    return;
+  }
+  out.open_object("owner");
+  out.put_text("kind", owner->kind);
+  out.put_text("name", owner->name);
+  out.put_nonempty_text("version", owner->version);
+  out.put_text("evidence", owner->evidence);
+  out.close();
+}
+
 namespace {
 
 std::optional<std::uint16_t> module_machine(const Module& module) {
@@ -150,19 +163,6 @@ void put_candidate(JsonStream& out, const resolve::Candidate& c) {
   } else {
     out.put_null("mark_of_the_web");
   }
-  out.close();
-}
-
-void put_owner(JsonStream& out, const std::optional<session::Owner>& owner) {
-  if (!owner) {
-    out.put_null("owner");
-    return;
-  }
-  out.open_object("owner");
-  out.put_text("kind", owner->kind);
-  out.put_text("name", owner->name);
-  out.put_nonempty_text("version", owner->version);
-  out.put_text("evidence", owner->evidence);
   out.close();
 }
 

@@ -9,6 +9,7 @@
 #include "dlldoctor/report/json_text.hpp"
 #include "dlldoctor/rules/finding.hpp"
 #include "dlldoctor/rules/rule_data.hpp"
+#include "dlldoctor/session/owners.hpp"
 #include "dlldoctor/session/stack.hpp"
 
 namespace dlldoctor::report {
@@ -23,5 +24,7 @@ void put_rules_origin(JsonStream& out, const rules::RulesOrigin& origin);
 Json error_json(const std::optional<rules::LoaderErrorText>& error);
 void put_outcome(JsonStream& out, std::string_view key, const graph::Outcome& outcome);
 void put_stack(JsonStream& out, std::string_view key, const Stack& stack);
+// "owner": who installed a file (session/owners.hpp), or null.
+void put_owner(JsonStream& out, const std::optional<session::Owner>& owner);
 
 }  // namespace dlldoctor::report

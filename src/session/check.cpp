@@ -301,6 +301,7 @@ std::vector<CudnnCopy> find_copies(Machine& machine, const rules::Family& family
   }
   std::vector<CudnnCopy> copies;
   std::set<std::string> seen;
+  env::PackageClaims packages(machine.files());
   for (const Place& place : places) {
     // One folder spelled two ways (live Windows: a PATH entry typed in lower case) is one place.
     if (!seen.insert(lower(place.folder)).second) continue;
@@ -313,6 +314,8 @@ std::vector<CudnnCopy> find_copies(Machine& machine, const rules::Family& family
     copy.python = place.python;
     judge_folder(machine, family, copy);
     find_header(machine, copy);
+    copy.owner = owner_of(copy.main.path, env::windows_path_of(environment, copy.main.path), &family,
+                          packages.of(copy.main.path), environment, machine.rules());
     copies.push_back(std::move(copy));
   }
   return copies;

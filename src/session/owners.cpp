@@ -24,47 +24,49 @@ std::string Owner::text() const {
   return named;
 }
 
+std::optional<Owner> owner_of(const std::optional<std::string>& path, const std::optional<std::string>& windows_path,
+                              const rules::Family* family, const std::vector<env::PackageClaim>& claims,
+                              const env::Environment& environment, const rules::RuleData& rules) {
+  const std::string kind = family ? family->kind : "";
+  const std::string windows_folder = windows_path ? folder_of(*windows_path) : "";
+  // A file in the system folders: Windows', unless a driver or the redistributable put it there.
+  if (!windows_folder.empty() &&
+      (in_folder(windows_folder, environment.system32) || in_folder(windows_folder, environment.syswow64))) {
+    if (kind == "driver") return Owner{"driver", family->name, "", windows_folder};
+    if (kind == "msvc") return Owner{"msvc_redist", "Visual C++ Redistributable", "", windows_folder};
+    return Owner{"windows", "Windows", "", windows_folder};
+  }
+  if (kind == "driver") return Owner{"driver", family->name, "", windows_folder};
+  if (!path) return std::nullopt;
+  if (!claims.empty()) {
+    const env::PackageClaim& claim = claims.front();
+    const char* kinds[] = {"python_package", "conda_package", "npm_package"};
+    return Owner{kinds[static_cast<int>(claim.kind)], claim.name, claim.version, claim.manifest};
+  }
+  // A toolkit's folder holds its own DLLs (a cuda family's, or a name no family knows: nvJitLink, cupti), and
+  // whatever a user copied in: cuDNN's zip unpacked into CUDA\vX.Y\bin is the classic install, not the toolkit's.
+  const bool toolkits_kind = kind.empty() || kind == "cuda";
+  if (!windows_folder.empty() && toolkits_kind) {
+    if (const auto root = rules::toolkit_root(rules.machine, environment, windows_folder)) {
+      std::string version = base_name(*root);
+      if (!version.empty() && (version.front() == 'v' || version.front() == 'V')) version.erase(0, 1);
+      return Owner{"cuda_toolkit", "CUDA Toolkit", version, windows_folder};
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<std::optional<Owner>> find_owners(const graph::Closure& closure, const env::Environment& environment,
                                               const env::Inventory& inventory, const rules::RuleData& rules) {
+  static const std::vector<env::PackageClaim> kNone;
   std::vector<std::optional<Owner>> owners(closure.modules.size());
   for (std::size_t i = 0; i < closure.modules.size(); ++i) {
     const graph::Module& module = closure.modules[i];
     const resolve::Resolution& r = module.resolution;
     if (r.failure == resolve::Failure::NotFound || (!r.path && !r.windows_path)) continue;
-    const rules::Family* family = rules.family_of(module.key);
-    const std::string kind = family ? family->kind : "";
-    const std::string windows_folder = r.windows_path ? folder_of(*r.windows_path) : "";
-    // A file in the system folders: Windows', unless a driver or the redistributable put it there.
-    if (!windows_folder.empty() &&
-        (in_folder(windows_folder, environment.system32) || in_folder(windows_folder, environment.syswow64))) {
-      if (kind == "driver") {
-        owners[i] = Owner{"driver", family->name, "", windows_folder};
-      } else if (kind == "msvc") {
-        owners[i] = Owner{"msvc_redist", "Visual C++ Redistributable", "", windows_folder};
-      } else {
-        owners[i] = Owner{"windows", "Windows", "", windows_folder};
-      }
-      continue;
-    }
-    if (kind == "driver") {
-      owners[i] = Owner{"driver", family->name, "", windows_folder};
-      continue;
-    }
-    if (!r.path) continue;
-    // A package's manifest that lists the file: the first claim (a second one is packages-share-dll's).
-    if (const auto claims = inventory.claims.find(*r.path); claims != inventory.claims.end()) {
-      const env::PackageClaim& claim = claims->second.front();
-      const char* kinds[] = {"python_package", "conda_package", "npm_package"};
-      owners[i] = Owner{kinds[static_cast<int>(claim.kind)], claim.name, claim.version, claim.manifest};
-      continue;
-    }
-    if (!windows_folder.empty()) {
-      if (const auto root = rules::toolkit_root(rules.machine, environment, windows_folder)) {
-        std::string version = base_name(*root);
-        if (!version.empty() && (version.front() == 'v' || version.front() == 'V')) version.erase(0, 1);
-        owners[i] = Owner{"cuda_toolkit", "CUDA Toolkit", version, windows_folder};
-      }
-    }
+    const auto claims = r.path ? inventory.claims.find(*r.path) : inventory.claims.end();
+    owners[i] = owner_of(r.path, r.windows_path, rules.family_of(module.key),
+                         claims == inventory.claims.end() ? kNone : claims->second, environment, rules);
   }
   return owners;
 }

@@ -16,6 +16,7 @@
 #include "dlldoctor/session/explain.hpp"
 #include "dlldoctor/session/machine.hpp"
 #include "dlldoctor/session/new_process.hpp"
+#include "dlldoctor/session/owners.hpp"
 
 namespace dlldoctor::session {
 
@@ -68,8 +69,9 @@ struct CudnnCopy {
   std::optional<int> zone_id;         // the main DLL's Mark of the Web (3: Internet), when it has one
   std::optional<std::string> header;  // cudnn_version.h's version beside it, as "9.1.0" (shown path after)
   std::string header_path;
-  std::string python;  // the Python whose environment holds it (pip's wheel, conda's DLL folder), as shown
-  bool wins = false;   // the copy a new process loads
+  std::string python;          // the Python whose environment holds it (pip's wheel, conda's DLL folder), as shown
+  std::optional<Owner> owner;  // who installed it, when a manifest or the folder says
+  bool wins = false;           // the copy a new process loads
 };
 
 struct CudnnCheck {

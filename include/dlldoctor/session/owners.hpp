@@ -24,6 +24,13 @@ struct Owner {
   std::string text() const;
 };
 
+// The owner of one file, when known: at host `path` (none for a file only assumed), `windows_path` where the
+// machine has it, a member of `family` (null when no family knows its name), listed in the manifests of
+// `claims` (the first counts: a second one is packages-share-file's).
+std::optional<Owner> owner_of(const std::optional<std::string>& path, const std::optional<std::string>& windows_path,
+                              const rules::Family* family, const std::vector<env::PackageClaim>& claims,
+                              const env::Environment& environment, const rules::RuleData& rules);
+
 // One entry per module of `closure`, in its order: the owner of the copy that loads, when known.
 std::vector<std::optional<Owner>> find_owners(const graph::Closure& closure, const env::Environment& environment,
                                               const env::Inventory& inventory, const rules::RuleData& rules);
