@@ -220,34 +220,41 @@ Result<FindingRule> read_finding(const TableReader& in) {
   return rule;
 }
 
-Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
+// A row of the [driver] tables: { cuda = "...", driver = "..." }, its two texts.
+struct DriverRow {
+  std::string cuda;
+  std::string driver;
+};
+Result<DriverRow> read_driver_row(const TableReader& in) {
   auto keys = in.only_keys({"cuda", "driver"});
   if (!keys) return keys.error();
   auto cuda = in.text("cuda");
   if (!cuda) return cuda.error();
   auto driver = in.text("driver");
   if (!driver) return driver.error();
+  return DriverRow{*cuda, *driver};
+}
+
+Result<DriverMinimum> read_driver_minimum(const TableReader& in) {
+  auto row = read_driver_row(in);
+  if (!row) return row.error();
   DriverMinimum minimum;
-  if (std::sscanf(cuda->c_str(), "%d.%d", &minimum.cuda_major, &minimum.cuda_minor) != 2) {
+  if (std::sscanf(row->cuda.c_str(), "%d.%d", &minimum.cuda_major, &minimum.cuda_minor) != 2) {
     return Error{fmt::format("{}: cuda must be \"major.minor\"", in.at())};
   }
-  minimum.driver = *driver;
+  minimum.driver = row->driver;
   return minimum;
 }
 
 Result<DriverFloor> read_driver_floor(const TableReader& in) {
-  auto keys = in.only_keys({"cuda", "driver"});
-  if (!keys) return keys.error();
-  auto cuda = in.text("cuda");
-  if (!cuda) return cuda.error();
-  auto driver = in.text("driver");
-  if (!driver) return driver.error();
+  auto row = read_driver_row(in);
+  if (!row) return row.error();
   DriverFloor floor;
   char rest = 0;
-  if (std::sscanf(cuda->c_str(), "%d%c", &floor.cuda_major, &rest) != 1) {
+  if (std::sscanf(row->cuda.c_str(), "%d%c", &floor.cuda_major, &rest) != 1) {
     return Error{fmt::format("{}: cuda must be a major release alone (\"12\")", in.at())};
   }
-  floor.driver = *driver;
+  floor.driver = row->driver;
   return floor;
 }
 
