@@ -101,3 +101,16 @@ TEST_CASE("in a multi-line string, a character outside ASCII that toml++ 3.3 tes
     CHECK(refusal(text).find("unknown section") != std::string::npos);
   }
 }
+
+TEST_CASE("[driver] minor_compatible: one floor per CUDA major, named by the major alone") {
+  CHECK(refusal("[driver]\nminor_compatible = [{ cuda = \"12.4\", driver = \"527.41\" }]\n")
+            .find("cuda must be a major release alone") != std::string::npos);
+  const std::string twice =
+      "[driver]\nminor_compatible = [{ cuda = \"12\", driver = \"527.41\" }, { cuda = \"12\", driver = \"528.33\" }]\n";
+  auto parsed = parse_rule_files({RuleFile{"C:/rules/x.toml", "x.toml", twice}});
+  REQUIRE(parsed);
+  CHECK(parsed->driver_floors.size() == 2);
+  auto checked = dlldoctor::rules::add_rule_folders(*parsed, {});
+  REQUIRE_FALSE(checked);
+  CHECK(checked.error().message.find("CUDA 12 is given twice") != std::string::npos);
+}
