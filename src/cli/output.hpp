@@ -37,6 +37,7 @@ inline void print_message(const std::string& message) {
 // (docs/PERFORMANCE.md). It stays reachable, so a leak checker does not count it.
 template <typename T>
 void leave_to_process_exit(T&& object) {
+  static_assert(std::is_nothrow_move_constructible_v<std::decay_t<T>>, "kept by moving, never by copying");
   static auto* const kept = new std::vector<std::shared_ptr<void>>();
   kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(object)));
 }

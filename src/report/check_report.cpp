@@ -121,8 +121,7 @@ CheckSection cudnn_section(const session::CudnnCheck& cudnn) {
   section.lines.push_back({1, "copies, in the order a new process looks:"});
   for (const session::CudnnCopy& copy : cudnn.copies) {
     std::vector<std::string> notes{copy.found_as};
-    // Windows owns nothing of cuDNN's: that is only the folder a copy was put in.
-    if (copy.owner && copy.owner->kind != "windows") notes.push_back("from " + copy.owner->text());
+    if (copy.owner) notes.push_back("from " + copy.owner->text());
     if (copy.wins) notes.push_back("loads");
     if (copy.missing.empty() && copy.other_versions.empty()) notes.push_back("complete");
     if (!copy.missing.empty()) notes.push_back(fmt::format("lacks {}", joined(copy.missing)));

@@ -265,7 +265,8 @@ void find_header(Machine& machine, CudnnCopy& copy) {
 // then those in each Python's own environment (pip's wheels, conda's DLL folders), which only that
 // Python's frameworks may load.
 std::vector<CudnnCopy> find_copies(Machine& machine, const rules::Family& family,
-                                   const std::vector<ToolkitCheck>& toolkits, const std::vector<PythonCheck>& pythons) {
+                                   const std::vector<ToolkitCheck>& toolkits, const std::vector<PythonCheck>& pythons,
+                                   env::PackageClaims& packages) {
   const env::Environment& environment = machine.environment();
   struct Place {
     std::string folder;  // host
@@ -301,7 +302,6 @@ std::vector<CudnnCopy> find_copies(Machine& machine, const rules::Family& family
   }
   std::vector<CudnnCopy> copies;
   std::set<std::string> seen;
-  env::PackageClaims packages(machine.files());
   for (const Place& place : places) {
     // One folder spelled two ways (live Windows: a PATH entry typed in lower case) is one place.
     if (!seen.insert(lower(place.folder)).second) continue;
@@ -522,14 +522,16 @@ Result<CheckRun> check(Machine& machine, const CheckRequest& request) {
     run.pythons.push_back(std::move(python));
   }
 
-  // Each cuDNN generation with a copy in a place of the machine's own: which one a new process finds.
+  // Each cuDNN generation with a copy in a place of the machine's own: which one a new process finds. The
+  // packages' manifests (a conda prefix's records, the dist-infos) are read once for all of them.
+  env::PackageClaims packages(machine.files());
   for (const rules::Family& family : rules.families) {
     if (family.kind != "cudnn") continue;
     CudnnCheck cudnn;
     cudnn.family = family.id;
     cudnn.name = family.name;
     cudnn.dll = family.main.front().display();
-    cudnn.copies = machine_check::find_copies(machine, family, run.toolkits, run.pythons);
+    cudnn.copies = machine_check::find_copies(machine, family, run.toolkits, run.pythons, packages);
     if (cudnn.copies.empty()) continue;
     auto process = new_process_loading(machine, cudnn.dll);
     if (!process) return process.error();

@@ -29,12 +29,14 @@ std::optional<Owner> owner_of(const std::optional<std::string>& path, const std:
                               const env::Environment& environment, const rules::RuleData& rules) {
   const std::string kind = family ? family->kind : "";
   const std::string windows_folder = windows_path ? folder_of(*windows_path) : "";
-  // A file in the system folders: Windows', unless a driver or the redistributable put it there.
+  // A file in the system folders: Windows' own when no family knows its name, the driver's or the
+  // redistributable's for theirs; a cuDNN or CUDA DLL someone copied there is nobody's the disk can name.
   if (!windows_folder.empty() &&
       (in_folder(windows_folder, environment.system32) || in_folder(windows_folder, environment.syswow64))) {
     if (kind == "driver") return Owner{"driver", family->name, "", windows_folder};
     if (kind == "msvc") return Owner{"msvc_redist", "Visual C++ Redistributable", "", windows_folder};
-    return Owner{"windows", "Windows", "", windows_folder};
+    if (kind.empty()) return Owner{"windows", "Windows", "", windows_folder};
+    return std::nullopt;
   }
   if (kind == "driver") return Owner{"driver", family->name, "", windows_folder};
   if (!path) return std::nullopt;
