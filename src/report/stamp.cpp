@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <ctime>
 
 #include "core/build_info.hpp"
@@ -13,9 +15,9 @@ Stamp Stamp::now() {
 #else
   gmtime_r(&now, &utc);
 #endif
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return {kVersion, text};
+  // Not strftime: glibc's calls tzset, which reads /etc/localtime for a time printed in UTC.
+  return {kVersion, fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                                utc.tm_hour, utc.tm_min, utc.tm_sec)};
 }
 
 }  // namespace dlldoctor::report

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -271,4 +272,26 @@ TEST_CASE("writers: a DLL name holding a newline and a terminal escape never rea
                       [&](const nlohmann::json& module) { return module.at("name") == hostile; }));
     CHECK(json.at("outcome").at("missing")[0].at("dll") == hostile);
   }
+}
+
+TEST_CASE("a report's stamp is the time now in UTC, as ISO 8601 seconds") {
+  // strftime's spelling, of the seconds before and after (the stamp is made without it: it reads the
+  // local time zone).
+  const auto utc_text = [](std::time_t at) {
+    std::tm utc{};
+#ifdef _WIN32
+    gmtime_s(&utc, &at);
+#else
+    gmtime_r(&at, &utc);
+#endif
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return std::string(text);
+  };
+  const std::time_t before = std::time(nullptr);
+  const report::Stamp stamp = report::Stamp::now();
+  const std::time_t after = std::time(nullptr);
+  CHECK((stamp.generated_at == utc_text(before) || stamp.generated_at == utc_text(after)));
+  CHECK(stamp.generated_at.size() == 20);
+  CHECK(!stamp.tool_version.empty());
 }
