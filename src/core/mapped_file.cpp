@@ -142,7 +142,11 @@ Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failur
   void* view = mmap(nullptr, mapped.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   if (view == MAP_FAILED) return Error{std::string("cannot map: ") + std::strerror(errno)};
   // The reader jumps between a handful of directories; read-ahead of the whole file would only cost I/O.
-  madvise(view, mapped.size_, MADV_RANDOM);
+  // A file within Linux's default read-ahead window (128 KiB) is read whole by the first fault either
+  // way: left as it is, it keeps the mapping of cached neighbour pages that MADV_RANDOM turns off, and a
+  // system call.
+  constexpr std::size_t kReadAheadWindow = 128 * 1024;
+  if (mapped.size_ > kReadAheadWindow) madvise(view, mapped.size_, MADV_RANDOM);
   mapped.data_ = static_cast<const std::uint8_t*>(view);
   return mapped;
 }
