@@ -1,5 +1,8 @@
 #include "core/fs.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 
 #if defined(_WIN32)
@@ -68,6 +71,36 @@ std::optional<std::string> read_whole_file(const std::string& utf8) {
   ::close(fd);
   text.resize(used);
   return text;
+#endif
+}
+
+std::optional<bool> file_holds(const std::string& utf8, std::string_view text) {
+#if defined(_WIN32)
+  const std::optional<std::string> read = read_whole_file(utf8);
+  if (!read) return std::nullopt;
+  return *read == text;
+#else
+  const int fd = ::open(utf8.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const auto done = [fd](std::optional<bool> answer) {
+    ::close(fd);
+    return answer;
+  };
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return done(std::nullopt);
+  // A size that differs says it without a read (an edited rules folder is then read whole anyway).
+  if (static_cast<std::uint64_t>(info.st_size) != text.size()) return done(false);
+  char piece[16384];
+  std::size_t compared = 0;
+  while (compared < text.size()) {
+    const ssize_t got = ::read(fd, piece, std::min(sizeof piece, text.size() - compared));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return done(std::nullopt);
+    if (got == 0) return done(false);  // shorter than fstat said: changed while read
+    if (std::memcmp(piece, text.data() + compared, static_cast<std::size_t>(got)) != 0) return done(false);
+    compared += static_cast<std::size_t>(got);
+  }
+  return done(true);
 #endif
 }
 

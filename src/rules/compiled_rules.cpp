@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -80,6 +81,7 @@ template <typename A>
 void fields(A& a, FindingRule::StepTemplate& s) {
   members<FindingRule::StepTemplate>(a, s.kind, s.fields);
 }
+// The id first: a packed rule is found by it without unpacking the rest (FindingRules).
 template <typename A>
 void fields(A& a, FindingRule& r) {
   members<FindingRule>(a, r.id, r.title, r.failure_mode, r.severity, r.messages, r.fixes, r.steps, r.errors, r.says,
@@ -207,6 +209,10 @@ class Signature {
     (*this)(value);
     out_ += '>';
   }
+  void operator()(FindingRules&) {
+    std::vector<FindingRule> list;  // written as a list of them
+    (*this)(list);
+  }
   template <typename T>
   std::enable_if_t<std::is_class_v<T>> operator()(T& value) {
     out_ += '(';
@@ -267,6 +273,13 @@ class Writer {
       (*this)(value);
     }
   }
+  void operator()(FindingRules& rules) {
+    number(rules.size());
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      FindingRule rule = rules[i];  // the member lists take the members to read into
+      (*this)(rule);
+    }
+  }
   template <typename T>
   std::enable_if_t<std::is_class_v<T>> operator()(T& value) {
     fields(*this, value);
@@ -282,9 +295,11 @@ class Writer {
 };
 
 // Reads what Writer wrote, checking every length against the bytes left; any misfit fails the whole read.
-class Reader {
+// kKeep false only checks: it walks the same members and keeps nothing (a packed finding, unpacked later).
+template <bool kKeep>
+class BasicReader {
  public:
-  Reader(std::string_view bytes, const std::vector<RuleFile>& files) : bytes_(bytes), files_(files) {}
+  BasicReader(std::string_view bytes, const std::vector<RuleFile>& files) : bytes_(bytes), files_(files) {}
 
   std::uint64_t number() {
     if (!ok_ || bytes_.size() - at_ < 8) return fail();
@@ -319,39 +334,80 @@ class Reader {
       fail();
       return;
     }
-    value = static_cast<T>(static_cast<Underlying>(read));
+    if constexpr (kKeep) value = static_cast<T>(static_cast<Underlying>(read));
   }
-  void operator()(std::string& value) { value = std::string(text()); }
-  void operator()(DllName& name) { name = DllName(text()); }
+  void operator()(std::string& value) {
+    const std::string_view read = text();
+    if constexpr (kKeep) value = std::string(read);
+  }
+  void operator()(DllName& name) {
+    const std::string_view read = text();
+    if constexpr (kKeep) name = DllName(read);
+  }
   void operator()(NotKept) {}
   void operator()(Source source) {
     const std::uint64_t file = number();
     const std::string_view rest = text();
     if (!ok_ || file >= files_.size()) return void(fail());
-    source.text = files_[file].path;
-    source.text += rest;
+    if constexpr (kKeep) {
+      source.text = files_[file].path;
+      source.text += rest;
+    }
   }
   template <typename T>
   void operator()(std::optional<T>& value) {
     const std::uint64_t present = number();
     if (present > 1) return void(fail());
-    if (present == 1) (*this)(value.emplace());
+    if (present == 0) return;
+    if constexpr (kKeep) {
+      (*this)(value.emplace());
+    } else {
+      T item{};
+      (*this)(item);
+    }
   }
   template <typename T>
   void operator()(std::vector<T>& list) {
     const std::uint64_t n = count();
-    list.reserve(n);
-    for (std::uint64_t i = 0; i < n && ok_; ++i) (*this)(list.emplace_back());
+    if constexpr (kKeep) list.reserve(n);
+    for (std::uint64_t i = 0; i < n && ok_; ++i) {
+      if constexpr (kKeep) {
+        (*this)(list.emplace_back());
+      } else {
+        T item{};
+        (*this)(item);
+      }
+    }
   }
   template <typename K, typename V>
   void operator()(std::map<K, V>& map) {
     const std::uint64_t n = count();
     for (std::uint64_t i = 0; i < n && ok_; ++i) {
-      K key(text());
+      [[maybe_unused]] const std::string_view key = text();
       V value{};  // a damaged file stops the reads: nothing indeterminate is copied
       (*this)(value);
       // Written in the map's order: each goes at the end, without a search.
-      map.emplace_hint(map.end(), std::move(key), std::move(value));
+      if constexpr (kKeep) map.emplace_hint(map.end(), K(key), std::move(value));
+    }
+  }
+  // Each rule is checked now and kept packed, with its id: most runs never ask for most of them.
+  void operator()(FindingRules& rules) {
+    const std::uint64_t n = count();
+    const auto unpack = std::make_shared<const FindingRules::Unpack>([files = files_](std::string_view packed) {
+      FindingRule rule;
+      BasicReader<true>(packed, files)(rule);
+      return rule;
+    });
+    for (std::uint64_t i = 0; i < n && ok_; ++i) {
+      const std::string_view rest = bytes_.substr(at_);
+      BasicReader<false> check(rest, files_);
+      FindingRule shape;
+      check(shape);
+      if (!check.ok()) return void(fail());
+      const std::string_view packed = rest.substr(0, rest.size() - check.remaining());
+      at_ += packed.size();
+      std::string id(BasicReader<false>(packed, files_).text());  // the first member
+      if constexpr (kKeep) rules.push_back_packed(std::move(id), packed, unpack);
     }
   }
   template <typename T>
@@ -373,6 +429,7 @@ class Reader {
   std::size_t at_ = 0;
   bool ok_ = true;
 };
+using Reader = BasicReader<true>;
 
 constexpr std::string_view kMagic = "dlldoctor compiled rules 4\n";
 

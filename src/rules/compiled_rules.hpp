@@ -21,12 +21,15 @@ namespace dlldoctor::rules {
 Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFile>& files);
 
 // The rules of `bytes` when a build of this layout made them, with their sources in the paths of `files`
-// (the files they were made from, in the same order: only their paths are read); none otherwise.
+// (the files they were made from, in the same order: only their paths are read); none otherwise. Every
+// byte is checked here, but the findings' rules stay packed in `bytes` until asked for (FindingRules), so
+// `bytes` must outlive the rules: the built-in ones are static.
 std::optional<RuleData> read_compiled_rules(std::string_view bytes, const std::vector<RuleFile>& files);
 
 // The rules part alone, without the layout before it: what read_compiled_rules decodes once that matches.
 // Apart for the tests, which reach every check of the decoder with it.
 Result<std::string> compile_rules_payload(const RuleData& data, const std::vector<RuleFile>& files);
-std::optional<RuleData> read_compiled_payload(std::string_view payload, const std::vector<RuleFile>& files);
+std::optional<RuleData> read_compiled_payload(std::string_view payload,
+                                              const std::vector<RuleFile>& files);  // as above
 
 }  // namespace dlldoctor::rules

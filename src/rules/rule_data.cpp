@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -439,7 +440,8 @@ Result<bool> validate(RuleData& data) {
     }
   }
   std::map<std::string, std::string> finding_ids;
-  for (const FindingRule& rule : data.findings) {
+  for (std::size_t i = 0; i < data.findings.size(); ++i) {
+    const FindingRule& rule = data.findings[i];
     if (!finding_ids.emplace(rule.id, rule.source).second) {
       return Error{fmt::format("{}: finding '{}' is defined twice", rule.source, rule.id)};
     }
@@ -525,14 +527,72 @@ const Recipe* RuleData::recipe(const std::string& id) const {
   return nullptr;
 }
 
-const FindingRule* RuleData::finding(const std::string& id) const {
-  for (const FindingRule& rule : findings) {
-    if (rule.id == id) return &rule;
+const FindingRule* RuleData::finding(const std::string& id) const { return findings.find(id); }
+
+struct FindingRules::Entry {
+  std::string id;
+  std::string_view packed;
+  std::shared_ptr<const Unpack> unpack;  // none: `rule` was given
+  mutable std::once_flag unpacked;
+  mutable std::optional<FindingRule> rule;
+};
+
+FindingRules::FindingRules() = default;
+FindingRules::FindingRules(FindingRules&&) noexcept = default;
+FindingRules& FindingRules::operator=(FindingRules&&) noexcept = default;
+FindingRules::~FindingRules() = default;
+
+FindingRules::FindingRules(const FindingRules& other) {
+  entries_.reserve(other.entries_.size());
+  for (const auto& entry : other.entries_) {
+    // A packed rule is copied packed: another thread may be unpacking the original.
+    if (entry->unpack) {
+      push_back_packed(entry->id, entry->packed, entry->unpack);
+    } else {
+      push_back(*entry->rule);
+    }
+  }
+}
+
+FindingRules& FindingRules::operator=(const FindingRules& other) {
+  if (this != &other) *this = FindingRules(other);
+  return *this;
+}
+
+void FindingRules::push_back(FindingRule rule) {
+  auto entry = std::make_unique<Entry>();
+  entry->id = rule.id;
+  entry->rule = std::move(rule);
+  entries_.push_back(std::move(entry));
+}
+
+void FindingRules::push_back_packed(std::string id, std::string_view packed, std::shared_ptr<const Unpack> unpack) {
+  auto entry = std::make_unique<Entry>();
+  entry->id = std::move(id);
+  entry->packed = packed;
+  entry->unpack = std::move(unpack);
+  entries_.push_back(std::move(entry));
+}
+
+void FindingRules::append(FindingRules&& more) {
+  for (auto& entry : more.entries_) entries_.push_back(std::move(entry));
+  more.entries_.clear();
+}
+
+const FindingRule& FindingRules::operator[](std::size_t index) const {
+  const Entry& entry = *entries_.at(index);
+  if (entry.unpack) std::call_once(entry.unpacked, [&entry] { entry.rule = (*entry.unpack)(entry.packed); });
+  return *entry.rule;
+}
+
+const FindingRule* FindingRules::find(std::string_view id) const {
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i]->id == id) return &(*this)[i];
   }
   return nullptr;
 }
 
-Result<std::vector<RuleFile>> rule_files(const std::string& folder) {
+Result<std::vector<RuleFile>> rule_file_list(const std::string& folder) {
   FsErrorCode ec;
   if (!fs::is_directory(to_fs_path(folder), ec)) return Error{fmt::format("rules folder {}: no such folder", folder)};
   std::vector<RuleFile> files;
@@ -542,7 +602,13 @@ Result<std::vector<RuleFile>> rule_files(const std::string& folder) {
   }
   if (ec) return Error{fmt::format("rules folder {}: {}", folder, ec.message())};
   std::sort(files.begin(), files.end(), [](const RuleFile& a, const RuleFile& b) { return a.path < b.path; });
-  for (RuleFile& file : files) {
+  return files;
+}
+
+Result<std::vector<RuleFile>> rule_files(const std::string& folder) {
+  auto files = rule_file_list(folder);
+  if (!files) return files;
+  for (RuleFile& file : *files) {
     // Read here, not by toml::parse_file: the path is UTF-8 (dlldoctor.exe may live in any folder).
     std::optional<std::string> text = read_whole_file(file.path);
     if (!text) return Error{fmt::format("{}: cannot read", file.path)};
@@ -570,7 +636,7 @@ void append(std::vector<T>& to, std::vector<T>& from) {
 void append(RuleData& to, RuleData& from) {
   append(to.families, from.families);
   append(to.failure_modes, from.failure_modes);
-  append(to.findings, from.findings);
+  to.findings.append(std::move(from.findings));
   append(to.driver_minimums, from.driver_minimums);
   append(to.driver_floors, from.driver_floors);
   append(to.recipes, from.recipes);

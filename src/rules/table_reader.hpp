@@ -124,9 +124,9 @@ inline void assign(Result<T> read, T& into, std::optional<Error>& error) {
   }
 }
 
-// Each [[name]] table of the file through `read`, appended to `out`.
-template <typename T, typename Read>
-Result<bool> read_tables(const toml::table& root, std::string_view name, const std::string& file, std::vector<T>& out,
+// Each [[name]] table of the file through `read`, appended to `out` (a vector, or FindingRules).
+template <typename List, typename Read>
+Result<bool> read_tables(const toml::table& root, std::string_view name, const std::string& file, List& out,
                          Read read) {
   const toml::node* node = root.get(name);
   if (!node) return true;

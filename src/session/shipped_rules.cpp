@@ -47,11 +47,11 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
   origin.builtin_version = kBuiltinRulesVersion;
   origin.extra = extra_folders;
   // A folder beside the binary replaces the built-in rules (someone edited a copy on purpose); without
-  // one, the binary alone knows every rule (one file works). Its files are read once, and compared with
-  // the built-in texts where they lie.
+  // one, the binary alone knows every rule (one file works). Its files are compared with the built-in
+  // texts where they lie, a piece at a time: a release's unedited folder costs no copy of its 100 KB.
   std::vector<rules::RuleFile> first;
   if (shipped) {
-    auto files = rules::rule_files(*shipped);
+    auto files = rules::rule_file_list(*shipped);
     if (!files) return files.error();
     first = std::move(files).value();
     origin.folder = shipped;
@@ -59,8 +59,11 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
     for (const rules::RuleFile& file : first) {
       const auto* same =
           std::find_if(kBuiltinRuleFiles, builtin_end, [&](const BuiltinRuleFile& b) { return b.name == file.name; });
-      if (same == builtin_end || std::string_view(same->text, same->size) != file.text)
-        origin.edited.push_back(file.name);
+      const std::optional<bool> holds = same == builtin_end
+                                            ? std::optional<bool>(false)
+                                            : file_holds(file.path, std::string_view(same->text, same->size));
+      if (!holds) return Error{file.path + ": cannot read"};
+      if (!*holds) origin.edited.push_back(file.name);
     }
     for (const auto* b = kBuiltinRuleFiles; b != builtin_end; ++b) {
       if (std::none_of(first.begin(), first.end(), [&](const rules::RuleFile& f) { return f.name == b->name; }))
@@ -74,7 +77,12 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
   // of a closure's time: docs/PERFORMANCE.md), with the sources in the files read.
   std::optional<rules::RuleData> compiled;
   if (origin.edited.empty()) compiled = rules::read_compiled_rules(compiled_rules, first);
-  if (!compiled && !shipped) first = builtin_files(true);
+  if (!compiled) {
+    // The texts to parse, read now and only now.
+    auto texts = shipped ? rules::rule_files(*shipped) : Result<std::vector<rules::RuleFile>>(builtin_files(true));
+    if (!texts) return texts.error();
+    first = std::move(texts).value();
+  }
   rules::RuleData shipped_rules;
   if (compiled) {
     shipped_rules = std::move(*compiled);

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dlldoctor/rules/rule_data.hpp"
@@ -97,14 +99,53 @@ TEST_CASE("the build embedded the compiled form of the current rule files, and a
   same_rules(builtin, shipped(std::nullopt, session::kBuiltinCompiledRules), shipped(std::nullopt, ""));
 }
 
+TEST_CASE("the findings' rules are unpacked when first asked for, once, whichever thread asks") {
+  const std::vector<RuleFile> builtin = session::builtin_rule_files();
+  std::optional<RuleData> decoded = read_compiled_rules(session::kBuiltinCompiledRules, builtin);
+  REQUIRE(decoded);
+  const RuleData loaded = parsed(builtin);
+  REQUIRE(decoded->findings.size() == loaded.findings.size());
+  // A copy made while they are packed unpacks its own.
+  const RuleData copy = *decoded;
+  // The scan's workers ask for rules at once: every thread gets the same rule, unpacked once.
+  std::vector<std::vector<const FindingRule*>> seen(4);
+  std::vector<std::thread> threads;
+  for (auto& mine : seen) {
+    threads.emplace_back([&decoded, &mine] {
+      for (std::size_t i = 0; i < decoded->findings.size(); ++i) mine.push_back(&decoded->findings[i]);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const auto& mine : seen) CHECK(mine == seen.front());
+  for (std::size_t i = 0; i < loaded.findings.size(); ++i) {
+    const FindingRule& rule = decoded->findings[i];
+    CHECK(decoded->finding(loaded.findings[i].id) == &rule);
+    CHECK(rule.id == loaded.findings[i].id);
+    CHECK(rule.messages == loaded.findings[i].messages);
+    CHECK(rule.fixes == loaded.findings[i].fixes);
+    CHECK(rule.source == loaded.findings[i].source);
+    CHECK(&copy.findings[i] != &rule);
+    CHECK(copy.findings[i].messages == rule.messages);
+  }
+  CHECK(decoded->finding("no-such-finding") == nullptr);
+  // A copy made once they are unpacked, and a copy of parsed rules, hold the same rules.
+  const RuleData later = *decoded;
+  same_rules(builtin, later, *decoded);
+  const RuleData parsed_copy = loaded;
+  same_rules(builtin, parsed_copy, loaded);
+}
+
 TEST_CASE("a rules folder that edits nothing is decoded, with its own paths in the sources") {
   const fs::path folder = copy_of_rules("unchanged");
   const std::vector<RuleFile> files = files_of(folder);
-  const RuleData data = shipped(folder, compiled(files, marked(files)));
+  const std::string bytes = compiled(files, marked(files));  // the findings' rules are unpacked from them
+  const RuleData data = shipped(folder, bytes);
   CHECK(data.families.front().name == "named only in the compiled form");
   CHECK(data.origin.edited.empty());
   for (const Family& family : data.families) CHECK(family.source.rfind(folder.string() + "/", 0) == 0);
-  for (const FindingRule& rule : data.findings) CHECK(rule.source.find("findings.toml:") != std::string::npos);
+  REQUIRE(!data.findings.empty());
+  for (std::size_t i = 0; i < data.findings.size(); ++i)
+    CHECK(data.findings[i].source.rfind(folder.string() + "/findings.toml:", 0) == 0);
   same_rules(files, shipped(folder, session::kBuiltinCompiledRules), shipped(folder, ""));
 }
 
@@ -112,12 +153,30 @@ TEST_CASE("a rules folder that edits, adds or removes a file is parsed") {
   const fs::path folder = copy_of_rules("edited");
   const std::string bytes = compiled(files_of(folder), marked(files_of(folder)));
   SUBCASE("a rule file edited") { std::ofstream(folder / "cuda.toml", std::ios::app) << "# edited\n"; }
+  SUBCASE("a rule file edited, its size kept, past the first pieces compared") {
+    std::ifstream in(folder / "findings.toml", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    const std::size_t comment = text.rfind("\n# ");  // the last comment line: any letter will do there
+    REQUIRE(comment != std::string::npos);
+    REQUIRE(comment > 3 * 16384);
+    text[comment + 3] = text[comment + 3] == 'x' ? 'y' : 'x';
+    put(folder / "findings.toml", text);
+  }
   SUBCASE("a rule file added") { put(folder / "zz_more.toml", "# nothing yet\n"); }
   SUBCASE("a rule file removed") { fs::remove(folder / "tensorrt.toml"); }
   const RuleData data = shipped(folder, bytes);
   CHECK(data.families.front().name != "named only in the compiled form");
   CHECK(!data.origin.edited.empty());
   same_rules(files_of(folder), data, shipped(folder, ""));
+}
+
+TEST_CASE("a rules folder with a rule file that cannot be read is refused, saying which") {
+  const fs::path folder = copy_of_rules("unreadable");
+  fs::create_directory(folder / "zz_folder.toml");
+  auto data = session::load_rules_from(folder.string(), {}, session::kBuiltinCompiledRules);
+  REQUIRE_FALSE(data);
+  CHECK(data.error().message == (folder / "zz_folder.toml").string() + ": cannot read");
 }
 
 TEST_CASE("cut compiled rules, or another layout's, are not read, and the TOML gives the rules") {
@@ -165,7 +224,10 @@ TEST_CASE("the decoder of the rules part checks every length, count, index and v
     for (const int change : {0x01, 0x80, 0xff}) {
       std::string changed = *payload;
       changed[at] = static_cast<char>(static_cast<unsigned char>(changed[at]) ^ change);
-      (read_compiled_payload(changed, files) ? read : refused) += 1;
+      const std::optional<RuleData> again = read_compiled_payload(changed, files);
+      (again ? read : refused) += 1;
+      // The findings' rules, checked when read and unpacked when asked for: each unpacks.
+      for (std::size_t i = 0; again && i < again->findings.size(); ++i) CHECK(!again->findings[i].id.empty());
     }
     CHECK_FALSE(read_compiled_payload(std::string_view(*payload).substr(0, at), files));
   }

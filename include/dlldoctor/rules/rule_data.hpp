@@ -2,9 +2,12 @@
 // Knowledge kept as data in rules/*.toml (read with toml++): DLL families, failure modes, what each
 // detector reports (message and fix templates), the driver table, and load recipes (recipe.hpp). docs/rules-format.md
 // describes it.
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlldoctor/core/dll_name.hpp"
@@ -101,6 +104,36 @@ struct FindingRule {
   std::string source;
 };
 
+// The findings' rules. Those of the compiled rules stay packed until a run first asks for one: a run
+// raises a few of about 70, and making every one of them into strings and maps was a fifth of a closure
+// report's instructions (docs/PERFORMANCE.md). Read safely from several threads (the scan's workers).
+class FindingRules {
+ public:
+  // Makes a rule of its packed bytes, which were checked when they were read: it cannot fail.
+  using Unpack = std::function<FindingRule(std::string_view packed)>;
+
+  FindingRules();
+  FindingRules(const FindingRules& other);
+  FindingRules& operator=(const FindingRules& other);
+  FindingRules(FindingRules&&) noexcept;
+  FindingRules& operator=(FindingRules&&) noexcept;
+  ~FindingRules();
+
+  void push_back(FindingRule rule);
+  // A rule named `id`, made of `packed` by `unpack` when first asked for; `packed` must outlive the list.
+  void push_back_packed(std::string id, std::string_view packed, std::shared_ptr<const Unpack> unpack);
+  void append(FindingRules&& more);
+
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  const FindingRule& operator[](std::size_t index) const;
+  const FindingRule* find(std::string_view id) const;
+
+ private:
+  struct Entry;
+  std::vector<std::unique_ptr<Entry>> entries_;  // each where it is: a rule given out stays valid
+};
+
 struct DriverMinimum {
   int cuda_major = 0;
   int cuda_minor = 0;
@@ -153,7 +186,7 @@ struct MachinePlaces {
 struct RuleData {
   std::vector<Family> families;
   std::vector<FailureMode> failure_modes;
-  std::vector<FindingRule> findings;
+  FindingRules findings;
   std::vector<DriverMinimum> driver_minimums;  // ascending by CUDA version
   std::vector<DriverFloor> driver_floors;      // one per CUDA major at most
   std::vector<Recipe> recipes;
@@ -187,6 +220,9 @@ struct RuleFile {
   std::string name;
   std::string text;
 };
+
+// The *.toml files of a folder, in name order, without their texts.
+Result<std::vector<RuleFile>> rule_file_list(const std::string& folder);
 
 // The *.toml files of a folder, in name order, with their texts.
 Result<std::vector<RuleFile>> rule_files(const std::string& folder);

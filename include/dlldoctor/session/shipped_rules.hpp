@@ -22,7 +22,8 @@ std::vector<rules::RuleFile> builtin_rule_files();
 Result<rules::RuleData> load_shipped_rules(const std::string& argv0, const std::vector<std::string>& extra_folders);
 
 // The same with the folder beside the binary given (none: the built-in texts), and the compiled form of the
-// built-in texts given (the tests prove with other bytes that it is what a run decodes).
+// built-in texts given (the tests prove with other bytes that it is what a run decodes), which must outlive
+// the rules (read_compiled_rules).
 Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shipped_folder,
                                         const std::vector<std::string>& extra_folders, std::string_view compiled);
 
