@@ -139,6 +139,15 @@ Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failur
   mapped.size_ = static_cast<std::size_t>(info.st_size);
   mapped.fd_ = fd;  // closed by release() from here on
   if (mapped.size_ == 0) return mapped;
+  // A small file is read into memory instead: mapping, faulting and unmapping it cost three times the read
+  // (docs/PERFORMANCE.md, "The closure against objdump, again").
+  constexpr std::size_t kReadWhole = 64 * 1024;
+  if (mapped.size_ <= kReadWhole) {
+    mapped.copy_.reset(new std::uint8_t[mapped.size_]);                  // no zeroing: the read fills it
+    mapped.size_ = mapped.read_at(0, mapped.copy_.get(), mapped.size_);  // shorter if it shrank since
+    mapped.data_ = mapped.copy_.get();
+    return mapped;
+  }
   void* view = mmap(nullptr, mapped.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   if (view == MAP_FAILED) return Error{std::string("cannot map: ") + std::strerror(errno)};
   // The reader jumps between a handful of directories; read-ahead of the whole file would only cost I/O.
@@ -163,7 +172,8 @@ std::size_t MappedFile::read_at(std::uint64_t offset, std::uint8_t* out, std::si
 }
 
 void MappedFile::release() {
-  if (data_) munmap(const_cast<std::uint8_t*>(data_), size_);
+  if (data_ && !copy_) munmap(const_cast<std::uint8_t*>(data_), size_);
+  copy_.reset();
   if (fd_ >= 0) ::close(fd_);
   data_ = nullptr;
   fd_ = -1;
@@ -173,6 +183,7 @@ void MappedFile::release() {
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
+      copy_(std::move(other.copy_)),
       fd_(std::exchange(other.fd_, -1)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
@@ -180,6 +191,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     release();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    copy_ = std::move(other.copy_);
     fd_ = std::exchange(other.fd_, -1);
   }
   return *this;

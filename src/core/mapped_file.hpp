@@ -1,8 +1,10 @@
 #pragma once
 // A read-only memory map of a whole file. The kernel brings in only the pages that are touched, which is
-// what lets the PE reader look at a 600 MB DLL for the cost of a few pages.
+// what lets the PE reader look at a 600 MB DLL for the cost of a few pages. A file of 64 KiB or less is
+// read instead (cheaper than a mapping; the bytes are then a copy of the file as it was).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "dlldoctor/core/bounded_reader.hpp"
@@ -44,7 +46,8 @@ class MappedFile {
   void* mapping_ = nullptr;
   void* file_ = nullptr;  // kept open for read_at
 #else
-  int fd_ = -1;  // kept open for read_at
+  std::unique_ptr<std::uint8_t[]> copy_;  // a small file's bytes, read instead of mapped
+  int fd_ = -1;                           // kept open for read_at
 #endif
 };
 
