@@ -140,13 +140,17 @@ Result<MappedFile> MappedFile::open(const std::string& path, OpenFailure* failur
   mapped.fd_ = fd;  // closed by release() from here on
   if (mapped.size_ == 0) return mapped;
   // A small file is read into memory instead: mapping, faulting and unmapping it cost three times the read
-  // (docs/PERFORMANCE.md, "The closure against objdump, again").
+  // (docs/PERFORMANCE.md, "The closure against objdump, a third time").
   constexpr std::size_t kReadWhole = 64 * 1024;
   if (mapped.size_ <= kReadWhole) {
-    mapped.copy_.reset(new std::uint8_t[mapped.size_]);                  // no zeroing: the read fills it
-    mapped.size_ = mapped.read_at(0, mapped.copy_.get(), mapped.size_);  // shorter if it shrank since
-    mapped.data_ = mapped.copy_.get();
-    return mapped;
+    std::unique_ptr<std::uint8_t[]> copy(new std::uint8_t[mapped.size_]);  // no zeroing: the read fills it
+    if (mapped.read_at(0, copy.get(), mapped.size_) == mapped.size_) {
+      mapped.copy_ = std::move(copy);
+      mapped.data_ = mapped.copy_.get();
+      return mapped;
+    }
+    // Shorter than fstat said: it shrank since, or the read failed. Mapped, it is read as any file that
+    // shrinks while it is read, and said so (ShrinkGuard), not taken for a file cut short.
   }
   void* view = mmap(nullptr, mapped.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   if (view == MAP_FAILED) return Error{std::string("cannot map: ") + std::strerror(errno)};

@@ -1,7 +1,7 @@
 #pragma once
 // A read-only memory map of a whole file. The kernel brings in only the pages that are touched, which is
-// what lets the PE reader look at a 600 MB DLL for the cost of a few pages. A file of 64 KiB or less is
-// read instead (cheaper than a mapping; the bytes are then a copy of the file as it was).
+// what lets the PE reader look at a 600 MB DLL for the cost of a few pages. On Linux a file of 64 KiB or
+// less is read instead (cheaper than a mapping; the bytes are then a copy of the file as it was read).
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -115,7 +115,8 @@ TEST_CASE("walker: a small file is read whole when opened, and cutting it afterw
 }
 
 // The same race through read_candidate, as the scan meets it: one thread cuts a DLL short and restores it
-// over and over while another reads it. Every read ends as a copy or as an unreadable entry.
+// over and over while another reads it. Every read ends as a copy or as an unreadable entry, whether the
+// file is read whole or mapped.
 TEST_CASE("walker: a candidate cut short and restored while it is read is a copy or an unreadable entry") {
   fs::remove_all(kWork);
   fs::create_directories(kWork);
@@ -126,6 +127,8 @@ TEST_CASE("walker: a candidate cut short and restored while it is read is a copy
     whole.assign(std::istreambuf_iterator<char>(in), {});
   }
   REQUIRE(whole.size() > 8192);  // cut to 4096 bytes, it loses the pages the reader reads last
+  SUBCASE("small enough to be read whole") { REQUIRE(whole.size() <= 64 * 1024); }
+  SUBCASE("large enough to be mapped") { whole.append(80 * 1024, '\0'); }  // an overlay: still the same DLL
   std::ofstream(file, std::ios::binary) << whole;
   std::atomic<bool> done{false};
   std::thread writer([&] {
