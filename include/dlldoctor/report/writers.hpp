@@ -2,6 +2,7 @@
 // The report formats, one registry per kind of report (closure, scan, inspect, sdk), chosen by name.
 // A writer gets the report's view, decided once per run by the stages before it, and only formats
 // it: a new format is one more entry, not one more if-chain in every command.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ struct Stamp {
   std::string generated_at;  // the only field that differs between two runs
   // This binary's version, and the time now as ISO 8601 UTC.
   static Stamp now();
+  // The same for a time given in seconds since 1970-01-01 UTC.
+  static Stamp at(std::int64_t seconds);
 };
 
 struct WriteStyle {
