@@ -37,6 +37,27 @@ std::ifstream open_input_file(const std::string& utf8) {
 std::FILE* open_output_file(const std::string& utf8) { return std::fopen(utf8.c_str(), "wb"); }
 #endif
 
+#if !defined(_WIN32)
+namespace {
+// A regular file opened for reading, and its size; none for anything else (O_NONBLOCK: opening a FIFO does
+// not wait for a writer, and it is refused as no regular file).
+struct OpenedFile {
+  int fd = -1;
+  std::uint64_t size = 0;
+};
+std::optional<OpenedFile> open_regular(const std::string& utf8) {
+  const int fd = ::open(utf8.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  return OpenedFile{fd, static_cast<std::uint64_t>(info.st_size)};
+}
+}  // namespace
+#endif
+
 std::optional<std::string> read_whole_file(const std::string& utf8) {
 #if defined(_WIN32)
   std::ifstream in = open_input_file(utf8);
@@ -46,16 +67,11 @@ std::optional<std::string> read_whole_file(const std::string& utf8) {
   return std::move(text).str();
 #else
   // One read of the size fstat gives and one that meets the end: the stream's 8 KB buffer made a read per
-  // 8 KB of the compiled rules at every start. Regular files only, as open_input_file (O_NONBLOCK: opening a
-  // FIFO does not wait for a writer).
-  const int fd = ::open(utf8.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  std::string text(static_cast<std::size_t>(info.st_size) + 1, '\0');
+  // 8 KB of the compiled rules at every start. Regular files only, as open_input_file.
+  const std::optional<OpenedFile> file = open_regular(utf8);
+  if (!file) return std::nullopt;
+  const int fd = file->fd;
+  std::string text(static_cast<std::size_t>(file->size) + 1, '\0');
   std::size_t used = 0;
   for (;;) {
     if (used == text.size()) text.resize(text.size() * 2);
@@ -80,16 +96,15 @@ std::optional<bool> file_holds(const std::string& utf8, std::string_view text) {
   if (!read) return std::nullopt;
   return *read == text;
 #else
-  const int fd = ::open(utf8.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  const std::optional<OpenedFile> file = open_regular(utf8);
+  if (!file) return std::nullopt;
+  const int fd = file->fd;
   const auto done = [fd](std::optional<bool> answer) {
     ::close(fd);
     return answer;
   };
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return done(std::nullopt);
   // A size that differs says it without a read (an edited rules folder is then read whole anyway).
-  if (static_cast<std::uint64_t>(info.st_size) != text.size()) return done(false);
+  if (file->size != text.size()) return done(false);
   char piece[16384];
   std::size_t compared = 0;
   while (compared < text.size()) {

@@ -33,8 +33,8 @@ std::ifstream open_input_file(const std::string& utf8);  // binary; regular file
 std::FILE* open_output_file(const std::string& utf8);    // "wb"; nullptr when it cannot
 // A whole file through open_input_file; none when it cannot be opened (small files: rules, snapshots).
 std::optional<std::string> read_whole_file(const std::string& utf8);
-// Whether the file's bytes are exactly `text`, read a piece at a time into no new memory; none when it
-// cannot be read.
+// Whether the file's bytes are exactly `text`; none when it cannot be read. On POSIX systems it is read a
+// piece at a time into no new memory, after a size that differs has said no.
 std::optional<bool> file_holds(const std::string& utf8, std::string_view text);
 
 // The running program's own file. argv[0] is only what the shell was given ("dlldoctor" when it came

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -276,7 +277,7 @@ class Writer {
   void operator()(FindingRules& rules) {
     number(rules.size());
     for (std::size_t i = 0; i < rules.size(); ++i) {
-      FindingRule rule = rules[i];  // the member lists take the members to read into
+      FindingRule rule = rules[i];  // fields() takes its members by non-const reference
       (*this)(rule);
     }
   }
@@ -393,9 +394,15 @@ class BasicReader {
   // Each rule is checked now and kept packed, with its id: most runs never ask for most of them.
   void operator()(FindingRules& rules) {
     const std::uint64_t n = count();
-    const auto unpack = std::make_shared<const FindingRules::Unpack>([files = files_](std::string_view packed) {
+    // The files' paths alone: the sources name them, and a caller's texts need not live on.
+    std::vector<RuleFile> paths;
+    for (const RuleFile& file : files_) paths.push_back({file.path, file.name, {}});
+    const auto unpack = std::make_shared<const FindingRules::Unpack>([paths](std::string_view packed) {
       FindingRule rule;
-      BasicReader<true>(packed, files)(rule);
+      BasicReader<true> in(packed, paths);
+      in(rule);
+      // The check below walked the same members over the same bytes.
+      assert(in.ok() && in.remaining() == 0);
       return rule;
     });
     for (std::uint64_t i = 0; i < n && ok_; ++i) {

@@ -27,9 +27,9 @@ Result<std::string> compile_rules(const RuleData& data, const std::vector<RuleFi
 std::optional<RuleData> read_compiled_rules(std::string_view bytes, const std::vector<RuleFile>& files);
 
 // The rules part alone, without the layout before it: what read_compiled_rules decodes once that matches.
-// Apart for the tests, which reach every check of the decoder with it.
+// Apart for the tests, which reach every check of the decoder with it. `payload` must outlive the rules, as
+// read_compiled_rules' bytes.
 Result<std::string> compile_rules_payload(const RuleData& data, const std::vector<RuleFile>& files);
-std::optional<RuleData> read_compiled_payload(std::string_view payload,
-                                              const std::vector<RuleFile>& files);  // as above
+std::optional<RuleData> read_compiled_payload(std::string_view payload, const std::vector<RuleFile>& files);
 
 }  // namespace dlldoctor::rules

@@ -59,11 +59,9 @@ Result<rules::RuleData> load_rules_from(const std::optional<std::string>& shippe
     for (const rules::RuleFile& file : first) {
       const auto* same =
           std::find_if(kBuiltinRuleFiles, builtin_end, [&](const BuiltinRuleFile& b) { return b.name == file.name; });
-      const std::optional<bool> holds = same == builtin_end
-                                            ? std::optional<bool>(false)
-                                            : file_holds(file.path, std::string_view(same->text, same->size));
-      if (!holds) return Error{file.path + ": cannot read"};
-      if (!*holds) origin.edited.push_back(file.name);
+      // One that cannot be read counts as edited: read for parsing, it is refused by name then.
+      if (same == builtin_end || file_holds(file.path, std::string_view(same->text, same->size)) != true)
+        origin.edited.push_back(file.name);
     }
     for (const auto* b = kBuiltinRuleFiles; b != builtin_end; ++b) {
       if (std::none_of(first.begin(), first.end(), [&](const rules::RuleFile& f) { return f.name == b->name; }))

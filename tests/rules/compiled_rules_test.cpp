@@ -7,10 +7,12 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -94,12 +96,12 @@ TEST_CASE("the build embedded the compiled form of the current rule files, and a
   decoded->files = loaded->files;
   same_rules(builtin, *decoded, *loaded);
   // No folder: the built-in texts, decoded from the bytes given (other bytes, made from the same texts, win).
-  CHECK(shipped(std::nullopt, compiled(builtin, marked(builtin))).families.front().name ==
-        "named only in the compiled form");
+  const std::string marked_bytes = compiled(builtin, marked(builtin));  // the rules keep views into them
+  CHECK(shipped(std::nullopt, marked_bytes).families.front().name == "named only in the compiled form");
   same_rules(builtin, shipped(std::nullopt, session::kBuiltinCompiledRules), shipped(std::nullopt, ""));
 }
 
-TEST_CASE("the findings' rules are unpacked when first asked for, once, whichever thread asks") {
+TEST_CASE("the built-in findings' rules, unpacked when asked for, are the rules the TOML gives") {
   const std::vector<RuleFile> builtin = session::builtin_rule_files();
   std::optional<RuleData> decoded = read_compiled_rules(session::kBuiltinCompiledRules, builtin);
   REQUIRE(decoded);
@@ -107,16 +109,6 @@ TEST_CASE("the findings' rules are unpacked when first asked for, once, whicheve
   REQUIRE(decoded->findings.size() == loaded.findings.size());
   // A copy made while they are packed unpacks its own.
   const RuleData copy = *decoded;
-  // The scan's workers ask for rules at once: every thread gets the same rule, unpacked once.
-  std::vector<std::vector<const FindingRule*>> seen(4);
-  std::vector<std::thread> threads;
-  for (auto& mine : seen) {
-    threads.emplace_back([&decoded, &mine] {
-      for (std::size_t i = 0; i < decoded->findings.size(); ++i) mine.push_back(&decoded->findings[i]);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const auto& mine : seen) CHECK(mine == seen.front());
   for (std::size_t i = 0; i < loaded.findings.size(); ++i) {
     const FindingRule& rule = decoded->findings[i];
     CHECK(decoded->finding(loaded.findings[i].id) == &rule);
@@ -124,7 +116,6 @@ TEST_CASE("the findings' rules are unpacked when first asked for, once, whicheve
     CHECK(rule.messages == loaded.findings[i].messages);
     CHECK(rule.fixes == loaded.findings[i].fixes);
     CHECK(rule.source == loaded.findings[i].source);
-    CHECK(&copy.findings[i] != &rule);
     CHECK(copy.findings[i].messages == rule.messages);
   }
   CHECK(decoded->finding("no-such-finding") == nullptr);
@@ -133,6 +124,43 @@ TEST_CASE("the findings' rules are unpacked when first asked for, once, whicheve
   same_rules(builtin, later, *decoded);
   const RuleData parsed_copy = loaded;
   same_rules(builtin, parsed_copy, loaded);
+}
+
+TEST_CASE("a packed finding rule is unpacked once, by whichever thread asks first; a copy unpacks its own") {
+  std::atomic<int> unpacked{0};
+  const auto unpack = std::make_shared<const FindingRules::Unpack>([&unpacked](std::string_view packed) {
+    ++unpacked;
+    FindingRule rule;
+    rule.id = std::string(packed);
+    rule.title = "unpacked";
+    return rule;
+  });
+  FindingRules rules;
+  rules.push_back_packed("first", "first", unpack);
+  rules.push_back_packed("second", "second", unpack);
+  FindingRule given;
+  given.id = "given";
+  rules.push_back(given);
+  const FindingRules copy = rules;  // taken while both are packed
+  CHECK(unpacked == 0);
+  std::vector<const FindingRule*> seen(8);
+  std::vector<std::thread> threads;
+  for (auto& mine : seen) threads.emplace_back([&rules, &mine] { mine = rules.find("second"); });
+  for (std::thread& thread : threads) thread.join();
+  CHECK(unpacked == 1);
+  for (const FindingRule* rule : seen) CHECK(rule == seen.front());
+  REQUIRE(seen.front());
+  CHECK(seen.front()->title == "unpacked");
+  CHECK(rules.find("given")->id == "given");
+  CHECK(unpacked == 1);  // a rule given whole is never unpacked
+  CHECK(rules.find("none") == nullptr);
+  CHECK(copy.find("second")->title == "unpacked");
+  CHECK(unpacked == 2);
+  CHECK(rules.find("first")->id == "first");
+  const FindingRules later = rules;  // the unpacked rule stays packed in a copy: it is unpacked there again
+  CHECK(later.find("first")->id == "first");
+  CHECK(unpacked == 4);
+  CHECK(&later[0] != &rules[0]);
 }
 
 TEST_CASE("a rules folder that edits nothing is decoded, with its own paths in the sources") {
@@ -173,10 +201,11 @@ TEST_CASE("a rules folder that edits, adds or removes a file is parsed") {
 
 TEST_CASE("a rules folder with a rule file that cannot be read is refused, saying which") {
   const fs::path folder = copy_of_rules("unreadable");
-  fs::create_directory(folder / "zz_folder.toml");
+  fs::remove(folder / "cuda.toml");
+  fs::create_directory(folder / "cuda.toml");  // a built-in name: compared with the built-in text, it fails
   auto data = session::load_rules_from(folder.string(), {}, session::kBuiltinCompiledRules);
   REQUIRE_FALSE(data);
-  CHECK(data.error().message == (folder / "zz_folder.toml").string() + ": cannot read");
+  CHECK(data.error().message == (folder / "cuda.toml").string() + ": cannot read");
 }
 
 TEST_CASE("cut compiled rules, or another layout's, are not read, and the TOML gives the rules") {

@@ -105,7 +105,7 @@ struct FindingRule {
 };
 
 // The findings' rules. Those of the compiled rules stay packed until a run first asks for one: a run
-// raises a few of about 70, and making every one of them into strings and maps was a fifth of a closure
+// raises a few of about 70, and making every one of them into strings and maps was a tenth of a closure
 // report's instructions (docs/PERFORMANCE.md). Read safely from several threads (the scan's workers).
 class FindingRules {
  public:
