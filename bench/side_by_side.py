@@ -3,15 +3,19 @@
 
 Usage: side_by_side.py ROUNDS RUNS LIMIT 'FIRST COMMAND' 'SECOND COMMAND'
 
-Each round times the first command RUNS times with hyperfine, then the second
-RUNS times.  This VM's speed drifts by a third within a minute, and rows timed
-one after the other drift apart with it.  In one round, both commands meet
-the same speed.  Prints each command's median of the rounds' medians, the
-median of the rounds' ratios (first / second), and PASS when that ratio is
-under LIMIT.  Exits 0 either way, like the bench scripts.
+Each round times the two commands RUNS times each with hyperfine, one right
+after the other, the first one first in even rounds and last in odd ones.
+This VM's speed drifts by a third within a minute, and rows timed one after
+the other drift apart with it.  In one round, both commands meet the same
+speed.  Each command must first run once with exit status 0 and some output:
+a command that fails at once would otherwise be fast.  Prints each command's
+median of the rounds' medians, the median of the rounds' ratios (first /
+second), and PASS when that ratio is under LIMIT.  Exits 0 either way, like
+the bench scripts.
 """
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -19,7 +23,7 @@ import tempfile
 
 
 def median_ms(command, runs, json_path):
-    subprocess.run(["hyperfine", "-N", "-i", "--style", "none", "--runs", str(runs),
+    subprocess.run(["hyperfine", "-N", "--style", "none", "--runs", str(runs),
                     "--export-json", json_path, command],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(json_path, encoding="utf-8") as f:
@@ -32,12 +36,21 @@ def main(argv):
         return 2
     rounds, runs, limit = int(argv[1]), int(argv[2]), float(argv[3])
     first, second = argv[4], argv[5]
+    for command in (first, second):
+        run = subprocess.run(shlex.split(command), capture_output=True, check=False)
+        if run.returncode != 0 or not run.stdout:
+            print(f"side by side: not measured, {command} exits {run.returncode} with {len(run.stdout)} bytes out")
+            return 0
     firsts, seconds, ratios = [], [], []
     with tempfile.TemporaryDirectory() as work:
         json_path = os.path.join(work, "round.json")
-        for _ in range(rounds):
-            a = median_ms(first, runs, json_path)
-            b = median_ms(second, runs, json_path)
+        for round_number in range(rounds):
+            if round_number % 2 == 0:
+                a = median_ms(first, runs, json_path)
+                b = median_ms(second, runs, json_path)
+            else:
+                b = median_ms(second, runs, json_path)
+                a = median_ms(first, runs, json_path)
             firsts.append(a)
             seconds.append(b)
             ratios.append(a / b)
