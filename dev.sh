@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages (issue 2: nothing is vendored). The demo installs only what it uses: the build, the PE
-# fixtures its example is made of (mingw-w64, clang/lld, hivex for the fixture hives), Graphviz for the
+# fixtures its example is made of (mingw-w64, clang/lld, hivex for the fixture hives), ld.lld (package lld)
+# for the binary's link (src/CMakeLists.txt: the functions a run executes, together), Graphviz for the
 # README's picture, and doctest's headers, which the lean build's header-only set links (cmake/HeaderOnlyDeps)
 # whether or not it builds the tests. The tests add LIEF, the JSON validator, the Windows build of
 # dlldoctor.exe, Wine, the fuzzers' runtime and Chromium.
@@ -15,7 +16,7 @@ demo_packages=(
   cmake ninja-build g++ pkg-config
   libcli11-dev libfmt-dev libboost-filesystem-dev nlohmann-json3-dev libtomlplusplus-dev doctest-dev
   gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 binutils-mingw-w64-i686
-  clang-14 lld-14 llvm-14
+  clang-14 lld-14 lld llvm-14
   libwin-hivex-perl
   graphviz
 )
