@@ -3,6 +3,7 @@
 // std::filesystem for the mingw-w64 cross build (Debian ships no mingw Boost).
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,17 @@ std::optional<std::string> read_whole_file(const std::string& utf8);
 // Whether the file's bytes are exactly `text`; none when it cannot be read. On POSIX systems it is read a
 // piece at a time into no new memory, after a size that differs has said no.
 std::optional<bool> file_holds(const std::string& utf8, std::string_view text);
+
+// How listing a folder went: not there (or not a folder), there but not readable (`error` says why), or
+// every entry visited.
+struct FolderListing {
+  enum class Outcome { Listed, Missing, Unreadable };
+  Outcome outcome = Outcome::Missing;
+  FsErrorCode error;
+};
+// Calls visit(name, is_folder) for each entry of the folder but "." and ".."; a link to a folder counts as a
+// folder, as on Windows. "" is the current folder.
+FolderListing list_folder(const std::string& utf8, const std::function<void(std::string name, bool is_folder)>& visit);
 
 // The running program's own file. argv[0] is only what the shell was given ("dlldoctor" when it came
 // from PATH), so it is the fallback, not the answer.

@@ -3,11 +3,6 @@
 #include <algorithm>
 #include <fstream>
 
-#ifndef _WIN32
-#include <dirent.h>
-#include <sys/stat.h>
-#endif
-
 #include "core/fs.hpp"
 #include "core/mapped_file.hpp"
 
@@ -41,58 +36,18 @@ Result<FileContents> read_contents(FileSystem& files, const std::string& path) {
   return FileContents{std::move(shared), view};
 }
 
-namespace {
-
-// Calls visit(name, is_folder) for each entry; false when the folder cannot be listed. A link to a folder
-// counts as a folder, as on Windows.
-template <typename Visit>
-bool for_each_entry(const std::string& folder, Visit visit) {
-#ifndef _WIN32
-  // readdir gives each entry's type (d_type): only links and unknown types cost a stat. A System32 of
-  // thousands of files is listed with a handful of system calls.
-  DIR* dir = opendir(folder.empty() ? "." : folder.c_str());
-  if (!dir) return false;
-  while (const dirent* entry = readdir(dir)) {
-    const char* name = entry->d_name;
-    if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-    bool is_folder = entry->d_type == DT_DIR;
-    if (entry->d_type == DT_LNK || entry->d_type == DT_UNKNOWN) {
-      struct stat info {};
-      is_folder = fstatat(dirfd(dir), name, &info, 0) == 0 && S_ISDIR(info.st_mode);
-    }
-    visit(std::string(name), is_folder);
-  }
-  closedir(dir);
-  return true;
-#else
-  // The Windows listing carries the attributes already.
-  FsErrorCode ec;
-  fs::directory_iterator it(to_fs_path(folder.empty() ? std::string(".") : folder), ec), end;
-  if (ec) return false;
-  for (; !ec && it != end; it.increment(ec)) {
-    FsErrorCode type_ec;
-    visit(from_fs_path(it->path().filename()), it->is_directory(type_ec));
-  }
-  return true;
-#endif
-}
-
-}  // namespace
-
 const HostFileSystem::Listing& HostFileSystem::list(const std::string& folder) {
   auto found = listings_.find(folder);
   if (found != listings_.end()) return found->second;
   Listing listing;
-  FsErrorCode ec;
-  listing.exists = fs::is_directory(to_fs_path(folder.empty() ? std::string(".") : folder), ec);
-  if (listing.exists) {
-    ++folders_listed_;
-    listing.readable = for_each_entry(folder, [&](std::string name, bool is_folder) {
-      // The first spelling wins when a case-sensitive disk holds two names that differ only in case.
-      std::string key = ascii_lower(name);
-      listing.by_key.emplace(std::move(key), Entry{std::move(name), is_folder});
-    });
-  }
+  const FolderListing listed = list_folder(folder, [&](std::string name, bool is_folder) {
+    // The first spelling wins when a case-sensitive disk holds two names that differ only in case.
+    std::string key = ascii_lower(name);
+    listing.by_key.emplace(std::move(key), Entry{std::move(name), is_folder});
+  });
+  listing.exists = listed.outcome != FolderListing::Outcome::Missing;
+  listing.readable = listed.outcome == FolderListing::Outcome::Listed;
+  if (listing.exists) ++folders_listed_;
   return listings_.emplace(folder, std::move(listing)).first->second;
 }
 

@@ -593,14 +593,16 @@ const FindingRule* FindingRules::find(std::string_view id) const {
 }
 
 Result<std::vector<RuleFile>> rule_file_list(const std::string& folder) {
-  FsErrorCode ec;
-  if (!fs::is_directory(to_fs_path(folder), ec)) return Error{fmt::format("rules folder {}: no such folder", folder)};
+  if (folder.empty()) return Error{"rules folder : no such folder"};
   std::vector<RuleFile> files;
-  for (fs::directory_iterator it(to_fs_path(folder), ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".toml")
-      files.push_back({from_fs_path(it->path()), from_fs_path(it->path().filename()), std::string()});
-  }
-  if (ec) return Error{fmt::format("rules folder {}: {}", folder, ec.message())};
+  const FolderListing listed = list_folder(folder, [&](std::string name, bool) {
+    const fs::path file(to_fs_path(name));
+    if (file.extension() == ".toml") files.push_back({from_fs_path(to_fs_path(folder) / file), std::move(name), {}});
+  });
+  if (listed.outcome == FolderListing::Outcome::Missing)
+    return Error{fmt::format("rules folder {}: no such folder", folder)};
+  if (listed.outcome == FolderListing::Outcome::Unreadable)
+    return Error{fmt::format("rules folder {}: {}", folder, listed.error.message())};
   std::sort(files.begin(), files.end(), [](const RuleFile& a, const RuleFile& b) { return a.path < b.path; });
   return files;
 }

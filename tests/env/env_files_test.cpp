@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fs.hpp"
 #include "dlldoctor/env/api_set.hpp"
 #include "dlldoctor/env/environment.hpp"
 #include "dlldoctor/env/file_system.hpp"
@@ -228,6 +229,47 @@ TEST_CASE("each folder is read from the disk once, however many case variants ar
   CHECK_FALSE(files.folder_exists((root / "missing").string()));
   CHECK_FALSE(files.find_file((root / "missing").string(), "ZLIBWAPI.DLL"));
   CHECK(files.folders_listed() == 3);
+}
+
+// The listing every folder index and the rules folder are made of, read with raw getdents64 on Linux: each
+// entry once, across the many reads a large folder takes, with folders (and links to them) told apart.
+TEST_CASE("list_folder visits each entry once and tells folders, links to them and missing folders apart") {
+  using dlldoctor::FolderListing;
+  const fs::path root = fresh_folder("list_folder");
+  fs::create_directories(root / "sub");
+  std::ofstream(root / "file.dll") << "x";
+  fs::create_directory_symlink(root / "sub", root / "link_to_sub");
+  fs::create_symlink(root / "file.dll", root / "link_to_file");
+  fs::create_symlink(root / "gone", root / "dangling");
+  // Names long enough that 400 of them take several 16 KiB reads of the folder.
+  constexpr int kMany = 400;
+  for (int i = 0; i < kMany; ++i) std::ofstream(root / (std::string(60, 'n') + std::to_string(i) + ".dll")) << "";
+
+  std::map<std::string, int> seen;
+  std::map<std::string, bool> folder;
+  const FolderListing listed = dlldoctor::list_folder(root.string(), [&](std::string name, bool is_folder) {
+    ++seen[name];
+    folder[name] = is_folder;
+  });
+  CHECK(listed.outcome == FolderListing::Outcome::Listed);
+  CHECK(seen.size() == kMany + 5);  // no "." or ".."
+  for (const auto& [name, count] : seen) {
+    CAPTURE(name);
+    CHECK(count == 1);
+  }
+  CHECK(folder["sub"]);
+  CHECK(folder["link_to_sub"]);
+  CHECK_FALSE(folder["file.dll"]);
+  CHECK_FALSE(folder["link_to_file"]);
+  CHECK_FALSE(folder["dangling"]);
+
+  int visits = 0;
+  const auto count = [&](std::string, bool) { ++visits; };
+  CHECK(dlldoctor::list_folder((root / "missing").string(), count).outcome == FolderListing::Outcome::Missing);
+  CHECK(dlldoctor::list_folder((root / "file.dll").string(), count).outcome == FolderListing::Outcome::Missing);
+  CHECK(dlldoctor::list_folder((root / "dangling").string(), count).outcome == FolderListing::Outcome::Missing);
+  CHECK(dlldoctor::list_folder((root / "link_to_sub").string(), count).outcome == FolderListing::Outcome::Listed);
+  CHECK(visits == 0);
 }
 
 TEST_CASE("a PE without an .apiset section is not a schema" * doctest::test_suite("needs-wine64")) {
