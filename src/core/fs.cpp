@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <sstream>
 
 #if defined(_WIN32)
@@ -165,9 +166,12 @@ FolderListing list_folder(const std::string& utf8, const std::function<void(std:
     return listing;
   }
   listing.outcome = FolderListing::Outcome::Listed;
-  alignas(dirent64) char buffer[16384];
+  // On the heap, as opendir's: on the stack it touched pages no other call did (12 more page faults in a
+  // closure).
+  constexpr std::size_t kBuffer = 32 * 1024;
+  const std::unique_ptr<char[]> buffer(new char[kBuffer]);
   for (;;) {
-    const ssize_t got = ::getdents64(fd, buffer, sizeof buffer);
+    const ssize_t got = ::getdents64(fd, buffer.get(), kBuffer);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       listing.outcome = FolderListing::Outcome::Unreadable;
@@ -176,7 +180,7 @@ FolderListing list_folder(const std::string& utf8, const std::function<void(std:
     }
     if (got == 0) break;
     for (ssize_t at = 0; at < got;) {
-      const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+      const auto* entry = reinterpret_cast<const dirent64*>(buffer.get() + at);
       at += entry->d_reclen;
       const char* name = entry->d_name;
       if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;

@@ -241,8 +241,8 @@ TEST_CASE("list_folder visits each entry once and tells folders, links to them a
   fs::create_directory_symlink(root / "sub", root / "link_to_sub");
   fs::create_symlink(root / "file.dll", root / "link_to_file");
   fs::create_symlink(root / "gone", root / "dangling");
-  // Names long enough that 400 of them take several 16 KiB reads of the folder.
-  constexpr int kMany = 400;
+  // Names long enough that 1,000 of them take several 32 KiB reads of the folder.
+  constexpr int kMany = 1000;
   for (int i = 0; i < kMany; ++i) std::ofstream(root / (std::string(60, 'n') + std::to_string(i) + ".dll")) << "";
 
   std::map<std::string, int> seen;
