@@ -22,11 +22,6 @@ struct CheckOptions {
   OutputHabits habits;
 };
 
-int fail(const std::string& message) {
-  print_message(message);
-  return kExitFailure;
-}
-
 int run_check(const CheckOptions& given) {
   CheckOptions options = given;
   if (apply_output_habits(options.habits, options.format, options.no_color) != kExitOk) return kExitFailure;

@@ -45,11 +45,6 @@ struct ExplainOptions {
   MachineFlags machine;  // --sysroot, --path, --env, --rules, ...
 };
 
-int fail(const std::string& message) {
-  print_message(message);
-  return kExitFailure;
-}
-
 // What the command line asks of the simulation; the checks that need no machine are made here.
 Result<session::ExplainRequest> explain_request(const ExplainOptions& options) {
   session::ExplainRequest request;

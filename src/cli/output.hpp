@@ -31,6 +31,12 @@ inline void print_message(const std::string& message) {
   std::fwrite(lines.data(), 1, lines.size(), stderr);
 }
 
+// A command refused: the message, and the exit status that says so.
+inline int fail(const std::string& message) {
+  print_message(message);
+  return kExitFailure;
+}
+
 // What a command built for its report (the machine: its rules, every image read and its mapping; the run)
 // is left to the end of the process instead of freed piece by piece: the report is out, the process ends next,
 // and the system takes the memory and the mappings back at once, in less time than freeing them took
