@@ -147,6 +147,10 @@ FolderListing list_folder(const std::string& utf8, const std::function<void(std:
     FsErrorCode type_ec;
     visit(from_fs_path(it->path().filename()), it->is_directory(type_ec));
   }
+  if (ec) {
+    listing.outcome = FolderListing::Outcome::Unreadable;
+    listing.error = ec;
+  }
   return listing;
 #else
   // The folder opened and read as it is, without opendir's fstat or a stat before it: each system call costs
@@ -181,6 +185,7 @@ FolderListing list_folder(const std::string& utf8, const std::function<void(std:
     if (got == 0) break;
     for (ssize_t at = 0; at < got;) {
       const auto* entry = reinterpret_cast<const dirent64*>(buffer.get() + at);
+      if (entry->d_reclen == 0) break;  // the kernel writes none; one would stop this loop from moving on
       at += entry->d_reclen;
       const char* name = entry->d_name;
       if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
